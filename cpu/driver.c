@@ -1,0 +1,131 @@
+/* driver.c - the CPU backend: splits a job into ranges of groups (or of 8-code units for
+ * pack/unpack) and runs the context's kernel table over them. Work is divided by
+ * actq_cpu_parallel (cpu/parallel.c); a range's result never depends on how the job was
+ * divided, so every thread count gives the same bytes. */
+#include <string.h>
+
+#include "backend.h"
+#include "cpu/kernels.h"
+#include "cpu/parallel.h"
+
+/* ---- quantize / dequantize: ranges of the flattened (row, group) index ---------------- */
+
+typedef struct group_range_task {
+  const actq_context *ctx;
+  const actq_quant_job *qjob;
+  const actq_dequant_job *djob;
+} group_range_task;
+
+/* Walks the groups [u0, u1) of the flattened index row by row. Called once per thread
+ * with a contiguous range, so the O(r) row offset of per-row widths is paid once. */
+static size_t run_group_range(void *arg, size_t u0, size_t u1) {
+  const group_range_task *t = (const group_range_task *)arg;
+  const actq_grid *gr = t->qjob ? &t->qjob->grid : &t->djob->grid;
+  const size_t gpr = gr->groups_per_row;
+  size_t r = u0 / gpr, nonfinite = 0;
+  size_t row_offset = actq_grid_row_offset(gr, r);
+  while (u0 < u1) {
+    const size_t g0 = u0 - r * gpr;
+    const size_t g1 = (u1 - r * gpr) < gpr ? (u1 - r * gpr) : gpr;
+    if (t->qjob)
+      nonfinite += t->ctx->kernels->quantize_groups(t->qjob, r, g0, g1,
+                                                    t->qjob->packed + row_offset);
+    else
+      t->ctx->kernels->dequantize_groups(t->djob, r, g0, g1, t->djob->packed + row_offset);
+    u0 += g1 - g0;
+    row_offset += actq_stream_bytes(gr->cols, actq_grid_row_bits(gr, r));
+    r++;
+  }
+  return nonfinite;
+}
+
+/* Fewest groups worth a thread of their own. */
+static size_t groups_per_chunk(const actq_grid *gr) {
+  const size_t target_elems = (size_t)1 << 15;
+  size_t per = target_elems / gr->group_size;
+  return per ? per : 1;
+}
+
+static actq_status cpu_quantize(actq_context *ctx, const actq_quant_job *job) {
+  group_range_task t = {ctx, job, NULL};
+  const actq_grid *gr = &job->grid;
+  size_t nonfinite = actq_cpu_parallel(ctx, gr->rows * gr->groups_per_row,
+                                       groups_per_chunk(gr), run_group_range, &t);
+  return nonfinite ? ACTQ_ERR_NONFINITE : ACTQ_OK;
+}
+
+static actq_status cpu_dequantize(actq_context *ctx, const actq_dequant_job *job) {
+  group_range_task t = {ctx, NULL, job};
+  const actq_grid *gr = &job->grid;
+  actq_cpu_parallel(ctx, gr->rows * gr->groups_per_row, groups_per_chunk(gr),
+                    run_group_range, &t);
+  return ACTQ_OK;
+}
+
+/* ---- pack / unpack: ranges of 8-code units (each exactly `bits` bytes) ----------------- */
+
+typedef struct unit_range_task {
+  const actq_context *ctx;
+  uint32_t bits;
+  size_t n;
+  const uint8_t *codes_in;
+  uint8_t *codes_out;
+  const uint8_t *packed_in;
+  uint8_t *packed_out;
+} unit_range_task;
+
+static size_t run_unit_range(void *arg, size_t u0, size_t u1) {
+  const unit_range_task *t = (const unit_range_task *)arg;
+  const size_t c0 = u0 * 8, c1 = (u1 * 8 < t->n) ? u1 * 8 : t->n;
+  if (t->packed_out)
+    return (size_t)t->ctx->kernels->pack(t->bits, c1 - c0, t->codes_in + c0,
+                                         t->packed_out + u0 * t->bits);
+  t->ctx->kernels->unpack(t->bits, c1 - c0, t->packed_in + u0 * t->bits, t->codes_out + c0);
+  return 0;
+}
+
+static const size_t units_per_chunk = (size_t)1 << 12; /* 32 Ki codes */
+
+static actq_status cpu_pack(actq_context *ctx, uint32_t bits, size_t n, const uint8_t *codes,
+                            uint8_t *packed) {
+  unit_range_task t = {ctx, bits, n, codes, NULL, NULL, packed};
+  size_t bad = actq_cpu_parallel(ctx, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
+  return bad ? ACTQ_ERR_INVALID_ARGUMENT : ACTQ_OK;
+}
+
+static actq_status cpu_unpack(actq_context *ctx, uint32_t bits, size_t n,
+                              const uint8_t *packed, uint8_t *codes) {
+  unit_range_task t = {ctx, bits, n, NULL, codes, packed, NULL};
+  actq_cpu_parallel(ctx, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
+  return ACTQ_OK;
+}
+
+/* ---- context ---------------------------------------------------------------------------- */
+
+static actq_status cpu_set_stream(actq_context *ctx, void *stream) {
+  (void)ctx;
+  (void)stream;
+  return ACTQ_ERR_UNSUPPORTED;
+}
+
+static actq_status cpu_synchronize(actq_context *ctx) {
+  (void)ctx;
+  return ACTQ_OK;
+}
+
+static actq_status cpu_set_threads(actq_context *ctx, int threads) {
+  return actq_cpu_parallel_set_threads(ctx, threads);
+}
+
+static void cpu_destroy(actq_context *ctx) { actq_cpu_parallel_release(ctx); }
+
+static const actq_backend_ops cpu_ops = {
+    cpu_quantize, cpu_dequantize, cpu_pack,        cpu_unpack,
+    cpu_set_threads, cpu_set_stream, cpu_synchronize, cpu_destroy,
+};
+
+actq_status actq_cpu_context_init(actq_context *ctx, int reference) {
+  ctx->ops = &cpu_ops;
+  ctx->kernels = reference ? &actq_cpu_reference_kernels : actq_cpu_select_kernels();
+  return actq_cpu_parallel_init(ctx, reference);
+}

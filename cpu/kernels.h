@@ -1,0 +1,26 @@
+/* kernels.h - the CPU kernel table. The reference fills every slot; an ISA table starts
+ * as a copy of the reference and overrides the slots it accelerates (BLIS style), so a
+ * missing optimization is slow, never wrong. Kernels get validated jobs and never fail
+ * except in the documented data-dependent ways (nonfinite groups, out-of-range codes).
+ */
+#ifndef ACTQ_CPU_KERNELS_H
+#define ACTQ_CPU_KERNELS_H
+
+#include "job.h"
+
+typedef struct actq_cpu_kernels {
+  const char *isa; /* "reference", "scalar", "avx2", ... */
+  /* Groups [g0, g1) of row r, whose packed bytes start at row_packed. Returns how many of
+   * them were nonfinite. */
+  size_t (*quantize_groups)(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
+                            uint8_t *row_packed);
+  void (*dequantize_groups)(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
+                            const uint8_t *row_packed);
+  /* n codes into ceil(n*bits/8) bytes; returns nonzero when a code was >= 2^bits. */
+  int (*pack)(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *out);
+  void (*unpack)(uint32_t bits, size_t n, const uint8_t *in, uint8_t *codes);
+} actq_cpu_kernels;
+
+extern const actq_cpu_kernels actq_cpu_reference_kernels;
+
+#endif /* ACTQ_CPU_KERNELS_H */

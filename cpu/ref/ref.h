@@ -1,0 +1,14 @@
+/* ref.h - the reference kernels, also the scalar tails of the ISA kernels. */
+#ifndef ACTQ_CPU_REF_H
+#define ACTQ_CPU_REF_H
+
+#include "cpu/kernels.h"
+
+size_t actq_ref_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
+                                uint8_t *row_packed);
+void actq_ref_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
+                                const uint8_t *row_packed);
+int actq_ref_pack(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *out);
+void actq_ref_unpack(uint32_t bits, size_t n, const uint8_t *in, uint8_t *codes);
+
+#endif /* ACTQ_CPU_REF_H */

@@ -1,0 +1,35 @@
+/* bitstream.h - the packed code stream (ACTQ_FORMAT_VERSION 1).
+ *
+ * Element c of a row occupies bits [c*b, c*b + b) of the row's stream, least significant
+ * bit first: bit k of the stream is bit k % 8 of byte k / 8. Eight codes of b bits fill
+ * exactly b bytes, so the stream is handled in units of 8 codes; a row's last unit may be
+ * partial, and its unused high bits are zero.
+ */
+#ifndef ACTQ_ARITH_BITSTREAM_H
+#define ACTQ_ARITH_BITSTREAM_H
+
+#include "common.h"
+
+/* Bytes of a stream of n codes of b bits: ceil(n*b/8), without overflow for any n. */
+ACTQ_HD size_t actq_stream_bytes(size_t n, uint32_t bits) {
+  return (n / 8) * bits + ((n % 8) * bits + 7) / 8;
+}
+
+/* Packs k <= 8 codes (each < 2^bits) into ceil(k*bits/8) bytes at out. */
+ACTQ_HD void actq_pack_unit(const uint32_t codes[8], size_t k, uint32_t bits, uint8_t *out) {
+  uint64_t acc = 0;
+  size_t i, nbytes = (k * bits + 7) / 8;
+  for (i = 0; i < k; i++) acc |= (uint64_t)codes[i] << (i * bits);
+  for (i = 0; i < nbytes; i++) out[i] = (uint8_t)(acc >> (8 * i));
+}
+
+/* Unpacks k <= 8 codes from ceil(k*bits/8) bytes at in. */
+ACTQ_HD void actq_unpack_unit(const uint8_t *in, size_t k, uint32_t bits, uint32_t codes[8]) {
+  uint64_t acc = 0;
+  uint32_t mask = (1u << bits) - 1u;
+  size_t i, nbytes = (k * bits + 7) / 8;
+  for (i = 0; i < nbytes; i++) acc |= (uint64_t)in[i] << (8 * i);
+  for (i = 0; i < k; i++) codes[i] = (uint32_t)(acc >> (i * bits)) & mask;
+}
+
+#endif /* ACTQ_ARITH_BITSTREAM_H */

@@ -1,0 +1,133 @@
+/* half.h - float16 and bfloat16 conversions, round-to-nearest-even and directed.
+ *
+ * Written out in integer arithmetic so that they give the same bits on every compiler and
+ * device. f16/bf16 -> f32 is exact. f32 -> f16/bf16 rounds to nearest-even, overflows to
+ * Inf, and turns a NaN into a quiet NaN keeping the top payload bits (the F16C rule).
+ * The directed conversions from double serve the group metadata, whose minimum must be
+ * rounded down and scale rounded up (docs/format.md).
+ */
+#ifndef ACTQ_ARITH_HALF_H
+#define ACTQ_ARITH_HALF_H
+
+#include "common.h"
+
+ACTQ_HD float actq_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1fu) {
+    bits = sign | 0x7f800000u | (mant << 13); /* Inf or NaN, payload kept */
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112u) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {
+    /* subnormal: value = mant * 2^-24; normalize */
+    uint32_t e = 113u; /* biased f32 exponent of 2^-14 */
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      e--;
+    }
+    bits = sign | (e << 23) | ((mant & 0x3ffu) << 13);
+  }
+  return actq_f32_from_bits(bits);
+}
+
+ACTQ_HD uint16_t actq_f32_to_f16(float f) {
+  uint32_t x = actq_f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx > 0x7f800000u) /* NaN: quiet, top payload bits kept */
+    return (uint16_t)(sign | 0x7e00u | ((absx >> 13) & 0x3ffu));
+  if (absx >= 0x477ff000u) /* >= 65520 rounds to Inf */
+    return (uint16_t)(sign | 0x7c00u);
+  if (absx >= 0x38800000u) { /* normal f16 range, >= 2^-14 */
+    uint32_t r = absx - 0x38000000u; /* rebias exponent 127 -> 15 */
+    r += 0x0fffu + ((r >> 13) & 1u);  /* round to nearest even at bit 13 */
+    return (uint16_t)(sign | (r >> 13));
+  }
+  if (absx < 0x33000000u) /* < 2^-25: rounds to zero (2^-25 itself ties to even 0) */
+    return (uint16_t)sign;
+  {
+    /* subnormal f16: value = m * 2^-24 with m in [0, 1023] (1024 carries into normal) */
+    uint32_t e = absx >> 23;                   /* 102..112 */
+    uint32_t mant = (absx & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126u - e;                 /* 14..24: mant * 2^(e-150) / 2^-24 */
+    uint32_t q = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+      q++;
+    return (uint16_t)(sign | q);
+  }
+}
+
+ACTQ_HD float actq_bf16_to_f32(uint16_t h) { return actq_f32_from_bits((uint32_t)h << 16); }
+
+ACTQ_HD uint16_t actq_f32_to_bf16(float f) {
+  uint32_t x = actq_f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+/* ---- directed rounding, for metadata ---------------------------------------------------
+ * Each returns the rounded value as a float (exact in the target dtype); a value beyond
+ * the dtype's finite range comes back as +-Inf. Rounding down twice (double -> f32 -> f16)
+ * equals rounding down once, since every f16/bf16 value is an f32 value. */
+
+/* next float toward +Inf (dir > 0) or -Inf (dir < 0); x finite or infinite, not NaN. */
+ACTQ_HD float actq_f32_step(float x, int dir) {
+  uint32_t u = actq_f32_bits(x);
+  if ((u & 0x7fffffffu) == 0) /* +-0 */
+    return actq_f32_from_bits(dir > 0 ? 0x00000001u : 0x80000001u);
+  if (((u >> 31) == 0) == (dir > 0)) {
+    if ((u & 0x7fffffffu) == 0x7f800000u) return x; /* Inf stays */
+    u++;
+  } else {
+    u--;
+  }
+  return actq_f32_from_bits(u);
+}
+
+ACTQ_HD float actq_f32_round_down(double d) {
+  float f = (float)d;
+  if ((double)f > d) f = actq_f32_step(f, -1);
+  return f;
+}
+
+ACTQ_HD float actq_f32_round_up(double d) {
+  float f = (float)d;
+  if ((double)f < d) f = actq_f32_step(f, +1);
+  return f;
+}
+
+/* The same one step on a sign-magnitude 16-bit pattern (f16 and bf16 alike). */
+ACTQ_HD uint16_t actq_h16_step(uint16_t h, int dir, uint16_t inf_bits) {
+  if ((h & 0x7fffu) == 0) return dir > 0 ? (uint16_t)0x0001u : (uint16_t)0x8001u;
+  if (((h >> 15) == 0) == (dir > 0)) {
+    if ((h & 0x7fffu) == inf_bits) return h;
+    return (uint16_t)(h + 1u);
+  }
+  return (uint16_t)(h - 1u);
+}
+
+ACTQ_HD float actq_f16_round_dir(double d, int dir) {
+  float f = dir < 0 ? actq_f32_round_down(d) : actq_f32_round_up(d);
+  uint16_t h = actq_f32_to_f16(f);
+  float back = actq_f16_to_f32(h);
+  if (dir < 0 ? back > f : back < f) h = actq_h16_step(h, dir, 0x7c00u);
+  return actq_f16_to_f32(h);
+}
+
+ACTQ_HD float actq_bf16_round_dir(double d, int dir) {
+  float f = dir < 0 ? actq_f32_round_down(d) : actq_f32_round_up(d);
+  uint16_t h = actq_f32_to_bf16(f);
+  float back = actq_bf16_to_f32(h);
+  if (dir < 0 ? back > f : back < f) h = actq_h16_step(h, dir, 0x7f80u);
+  return actq_bf16_to_f32(h);
+}
+
+#endif /* ACTQ_ARITH_HALF_H */

@@ -1,0 +1,93 @@
+/* philox.h - Philox4x32-10 (Salmon et al., SC'11) and the noise mapping of quantize.
+ *
+ * Noise for element e (= r*cols + c) with (seed, offset):
+ *   block  = e / 8, lane = e % 8
+ *   out[4] = Philox4x32-10(counter = {lo32(block), hi32(block), lo32(offset), hi32(offset)},
+ *                          key     = {lo32(seed), hi32(seed)})
+ *   r16    = 16-bit half `lane % 2` (0 = low half) of out[lane / 2]
+ *   u      = r16 * 2^-16 + 2^-17        (uniform on the midpoints of 2^16 cells of [0,1))
+ * One Philox call feeds 8 consecutive elements. Every bit of seed and offset enters the
+ * generator, and offset and element index occupy different counter words, so no two
+ * (offset, e) pairs share a counter.
+ */
+#ifndef ACTQ_ARITH_PHILOX_H
+#define ACTQ_ARITH_PHILOX_H
+
+#include "common.h"
+
+#define ACTQ_PHILOX_M0 0xD2511F53u
+#define ACTQ_PHILOX_M1 0xCD9E8D57u
+#define ACTQ_PHILOX_W0 0x9E3779B9u
+#define ACTQ_PHILOX_W1 0xBB67AE85u
+
+ACTQ_HD void actq_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
+                                uint32_t out[4]) {
+  uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
+  uint32_t k0 = key[0], k1 = key[1];
+  int round;
+  for (round = 0; round < 10; round++) {
+    uint64_t p0 = (uint64_t)ACTQ_PHILOX_M0 * c0;
+    uint64_t p1 = (uint64_t)ACTQ_PHILOX_M1 * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c0 = n0;
+    c1 = (uint32_t)p1;
+    c2 = n2;
+    c3 = (uint32_t)p0;
+    k0 += ACTQ_PHILOX_W0;
+    k1 += ACTQ_PHILOX_W1;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+/* The eight 16-bit noise values of noise block `block` (elements 8*block .. 8*block+7). */
+ACTQ_HD void actq_noise_block(uint64_t seed, uint64_t offset, uint64_t block,
+                              uint16_t r16[8]) {
+  uint32_t ctr[4], key[2], out[4];
+  int i;
+  ctr[0] = (uint32_t)block;
+  ctr[1] = (uint32_t)(block >> 32);
+  ctr[2] = (uint32_t)offset;
+  ctr[3] = (uint32_t)(offset >> 32);
+  key[0] = (uint32_t)seed;
+  key[1] = (uint32_t)(seed >> 32);
+  actq_philox4x32_10(ctr, key, out);
+  for (i = 0; i < 4; i++) {
+    r16[2 * i] = (uint16_t)out[i];
+    r16[2 * i + 1] = (uint16_t)(out[i] >> 16);
+  }
+}
+
+/* u in (0, 1) from 16 random bits: exact in float32. */
+ACTQ_HD float actq_noise_u(uint16_t r16) {
+  return (float)r16 * (1.0f / 65536.0f) + (1.0f / 131072.0f);
+}
+
+/* Element-wise access for scalar code that walks elements in order: one Philox call per
+ * block of 8, reused while e stays inside it. */
+typedef struct actq_noise_cursor {
+  uint64_t seed, offset, block;
+  int valid;
+  uint16_t r16[8];
+} actq_noise_cursor;
+
+ACTQ_HD void actq_noise_cursor_init(actq_noise_cursor *nc, uint64_t seed, uint64_t offset) {
+  nc->seed = seed;
+  nc->offset = offset;
+  nc->block = 0;
+  nc->valid = 0;
+}
+
+ACTQ_HD uint16_t actq_noise_at(actq_noise_cursor *nc, uint64_t e) {
+  if (!nc->valid || nc->block != (e >> 3)) {
+    nc->block = e >> 3;
+    nc->valid = 1;
+    actq_noise_block(nc->seed, nc->offset, nc->block, nc->r16);
+  }
+  return nc->r16[e & 7];
+}
+
+#endif /* ACTQ_ARITH_PHILOX_H */

@@ -1,0 +1,158 @@
+/* quant.h - the arithmetic of group quantization, shared by every backend.
+ *
+ * A group's metadata comes from its minimum, maximum, width and meta dtype alone
+ * (actq_group_meta). Codes are computed from the *stored* minimum m and scale s:
+ *     t = (x*c - m*c) / (s*c),  c = 1, or 1/2 for "wide" groups (max - m >= 2^127), so
+ *                                that x - m never overflows float32
+ *     stochastic: q = floor(t + u)        nearest: q = rint(t) (ties to even)
+ *     q = clamp(q, 0, L),  L = 2^b - 1
+ * and dequantized as y = fma(q, s, m) in float32. All float32 operations are the single
+ * IEEE operations written here (no contraction), so every backend gives the same bits.
+ */
+#ifndef ACTQ_ARITH_QUANT_H
+#define ACTQ_ARITH_QUANT_H
+
+#include "half.h"
+#include "philox.h"
+
+/* Metadata dtypes, numbered as actq_dtype (kept free of the public header so that device
+ * code can include this file alone). */
+#define ACTQ_ARITH_F32 0
+#define ACTQ_ARITH_F16 1
+#define ACTQ_ARITH_BF16 2
+
+typedef struct actq_group_meta {
+  float m;      /* stored minimum (exact in the meta dtype); NaN for a nonfinite group */
+  float s;      /* stored scale (exact in the meta dtype); NaN for a nonfinite group */
+  float mc;     /* m * c */
+  float sc;     /* s * c, or 1 when s == 0 (then every x equals m and t = 0) */
+  float c;      /* 1, or 0.5 for wide groups */
+  float levels; /* L = 2^b - 1, as float */
+  int nonfinite;
+} actq_group_meta;
+
+ACTQ_HD float actq_meta_round(double v, int meta_dtype, int dir) {
+  if (meta_dtype == ACTQ_ARITH_F16) return actq_f16_round_dir(v, dir);
+  if (meta_dtype == ACTQ_ARITH_BF16) return actq_bf16_round_dir(v, dir);
+  return dir < 0 ? actq_f32_round_down(v) : actq_f32_round_up(v);
+}
+
+ACTQ_HD float actq_meta_step_up(float s, int meta_dtype) {
+  if (meta_dtype == ACTQ_ARITH_F16)
+    return actq_f16_to_f32(actq_h16_step(actq_f32_to_f16(s), +1, 0x7c00u));
+  if (meta_dtype == ACTQ_ARITH_BF16)
+    return actq_bf16_to_f32(actq_h16_step(actq_f32_to_bf16(s), +1, 0x7f80u));
+  return actq_f32_step(s, +1);
+}
+
+ACTQ_HD void actq_group_meta_nonfinite(actq_group_meta *g, uint32_t bits) {
+  g->m = g->s = actq_f32_from_bits(ACTQ_F32_QNAN_BITS);
+  g->mc = 0.0f;
+  g->sc = 1.0f;
+  g->c = 1.0f;
+  g->levels = (float)((1u << bits) - 1u);
+  g->nonfinite = 1;
+}
+
+/* mn, mx: the group's minimum and maximum; `finite`: 0 if the group held a NaN or Inf
+ * (mn and mx are then ignored). Guarantees m <= x <= m + L*s exactly on the stored values,
+ * with m the largest and s the smallest meta-dtype values that allow it. */
+ACTQ_HD void actq_group_meta_compute(float mn, float mx, int finite, uint32_t bits,
+                                     int meta_dtype, actq_group_meta *g) {
+  double L = (double)((1u << bits) - 1u);
+  double hi = 0.0, lo, bv, av;
+  float m, s;
+  if (!finite) {
+    actq_group_meta_nonfinite(g, bits);
+    return;
+  }
+  m = actq_meta_round((double)mn, meta_dtype, -1);
+  if (!actq_f32_is_finite(m)) {
+    actq_group_meta_nonfinite(g, bits);
+    return;
+  }
+  m = m + 0.0f; /* -0 -> +0: min over +-0 depends on evaluation order, the bytes must not */
+  if (mx == m) {
+    s = 0.0f;
+  } else {
+    /* d = mx - m exactly as hi + lo (TwoSum; doubles cannot overflow on float inputs) */
+    hi = (double)mx - (double)m;
+    bv = hi - (double)mx;
+    av = hi - bv;
+    lo = ((double)mx - av) + (-(double)m - bv);
+    s = actq_meta_round(hi / L, meta_dtype, +1);
+    /* hi / L was rounded once in double: step up until L*s (exact in double) covers d */
+    while (actq_f32_is_finite(s) && (L * (double)s < hi || (L * (double)s == hi && lo > 0.0)))
+      s = actq_meta_step_up(s, meta_dtype);
+    if (!actq_f32_is_finite(s)) {
+      actq_group_meta_nonfinite(g, bits);
+      return;
+    }
+  }
+  g->m = m;
+  g->s = s;
+  g->levels = (float)L;
+  g->nonfinite = 0;
+  /* Wide groups: x - m could exceed FLT_MAX, so halve every operand (exact for normal
+   * numbers; s >= 2^127 / 255 is normal). */
+  g->c = (s != 0.0f && hi >= 0x1p127) ? 0.5f : 1.0f;
+  g->mc = m * g->c;
+  g->sc = s == 0.0f ? 1.0f : s * g->c;
+}
+
+/* t = (x*c - m*c) / (s*c) for a finite x of the group. */
+ACTQ_HD float actq_quant_t(float x, const actq_group_meta *g) {
+  float xc = x * g->c;
+  float num = xc - g->mc;
+  return num / g->sc;
+}
+
+/* Codes; the float clamp keeps out-of-range intermediates (t a hair above L, t + u
+ * rounding up) from wrapping, the bug of 8-bit codes in fp16 in earlier code. */
+ACTQ_HD uint32_t actq_code_clamp(float q, float levels) {
+  q = q < 0.0f ? 0.0f : q;
+  q = q > levels ? levels : q;
+  return (uint32_t)q;
+}
+
+ACTQ_HD float actq_floorf(float v) {
+#if defined(__CUDA_ARCH__)
+  return floorf(v);
+#else
+  return __builtin_floorf(v);
+#endif
+}
+
+ACTQ_HD float actq_rintf(float v) {
+#if defined(__CUDA_ARCH__)
+  return rintf(v);
+#else
+  return __builtin_rintf(v); /* default rounding mode: to nearest, ties to even */
+#endif
+}
+
+ACTQ_HD float actq_fmaf(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return __builtin_fmaf(a, b, c);
+#endif
+}
+
+ACTQ_HD uint32_t actq_code_stochastic(float x, const actq_group_meta *g, uint16_t r16) {
+  if (g->nonfinite) return 0;
+  return actq_code_clamp(actq_floorf(actq_quant_t(x, g) + actq_noise_u(r16)), g->levels);
+}
+
+ACTQ_HD uint32_t actq_code_nearest(float x, const actq_group_meta *g) {
+  if (g->nonfinite) return 0;
+  return actq_code_clamp(actq_rintf(actq_quant_t(x, g)), g->levels);
+}
+
+/* y = fma(q, s, m); NaN (from NaN metadata) made canonical. */
+ACTQ_HD float actq_dequant(uint32_t q, float m, float s) {
+  float y = actq_fmaf((float)q, s, m);
+  return y != y ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : y;
+}
+
+#endif /* ACTQ_ARITH_QUANT_H */

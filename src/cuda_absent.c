@@ -1,0 +1,7 @@
+/* cuda_absent.c - the CUDA backend of a build without CUDA: the calls exist and say so. */
+#include "backend.h"
+
+actq_status actq_cuda_context_init(actq_context *ctx) {
+  (void)ctx;
+  return ACTQ_ERR_UNSUPPORTED;
+}
