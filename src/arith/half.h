@@ -1,7 +1,8 @@
 /* half.h - float16 and bfloat16 conversions, round-to-nearest-even and directed.
  *
  * Written out in integer arithmetic so that they give the same bits on every compiler and
- * device. f16/bf16 -> f32 is exact. f32 -> f16/bf16 rounds to nearest-even, overflows to
+ * device. f16/bf16 -> f32 is exact (a signalling f16 NaN becomes quiet, as in F16C; bf16
+ * keeps every bit). f32 -> f16/bf16 rounds to nearest-even, overflows to
  * Inf, and turns a NaN into a quiet NaN keeping the top payload bits (the F16C rule).
  * The directed conversions from double serve the group metadata, whose minimum must be
  * rounded down and scale rounded up (docs/format.md).
@@ -17,7 +18,8 @@ ACTQ_HD float actq_f16_to_f32(uint16_t h) {
   uint32_t mant = h & 0x3ffu;
   uint32_t bits;
   if (exp == 0x1fu) {
-    bits = sign | 0x7f800000u | (mant << 13); /* Inf or NaN, payload kept */
+    /* Inf, or NaN made quiet with its payload kept (what F16C's vcvtph2ps does) */
+    bits = sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0u);
   } else if (exp != 0) {
     bits = sign | ((exp + 112u) << 23) | (mant << 13);
   } else if (mant == 0) {

@@ -1,0 +1,132 @@
+/* test_arith.c - the shared inline arithmetic (src/arith) on its own: float16/bfloat16
+ * conversions against F16C and an independent implementation, directed rounding, and
+ * Philox4x32-10 against the published known-answer vectors of Random123. */
+#include <criterion/criterion.h>
+#include <immintrin.h>
+#include <math.h>
+
+#include "arith/half.h"
+#include "arith/philox.h"
+#include "support/tensor.h"
+
+__attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {
+  return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+}
+__attribute__((target("f16c"))) static float hw_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+
+Test(half, f16_to_f32_all_patterns) {
+  uint32_t h;
+  int hw = __builtin_cpu_supports("f16c");
+  for (h = 0; h < 65536; h++) {
+    float got = actq_f16_to_f32((uint16_t)h);
+    float want = test_load(&h, ACTQ_F16, 0);
+    if (isnan(want)) {
+      cr_assert(isnan(got), "pattern %04x", h);
+    } else {
+      cr_assert(got == want && signbit(got) == signbit(want), "pattern %04x: %a vs %a", h,
+                got, want);
+    }
+    if (hw) {
+      float hwv = hw_f16_to_f32((uint16_t)h);
+      cr_assert_eq(actq_f32_bits(got), actq_f32_bits(hwv), "pattern %04x", h);
+    }
+  }
+}
+
+static void check_f32_to_16(uint32_t bits, int hw) {
+  float f = actq_f32_from_bits(bits);
+  uint16_t got = actq_f32_to_f16(f), gotb = actq_f32_to_bf16(f);
+  uint16_t want, wantb;
+  test_store(&want, ACTQ_F16, 0, f);
+  test_store(&wantb, ACTQ_BF16, 0, f);
+  if (isnan(f)) {
+    cr_assert((got & 0x7c00) == 0x7c00 && (got & 0x3ff) != 0, "%08x", bits);
+    cr_assert((gotb & 0x7f80) == 0x7f80 && (gotb & 0x7f) != 0, "%08x", bits);
+  } else {
+    cr_assert_eq(got, want, "f16 of %08x (%a): %04x vs %04x", bits, f, got, want);
+    cr_assert_eq(gotb, wantb, "bf16 of %08x (%a): %04x vs %04x", bits, f, gotb, wantb);
+  }
+  if (hw) cr_assert_eq(got, hw_f32_to_f16(f), "f16c of %08x", bits);
+}
+
+Test(half, f32_to_f16_bf16_round_to_nearest_even) {
+  int hw = __builtin_cpu_supports("f16c");
+  uint64_t st = 1;
+  uint32_t e, m;
+  /* every exponent with mantissas around all rounding points, then random patterns */
+  for (e = 0; e < 256; e++)
+    for (m = 0; m < 0x800000; m += 0x1fff) {
+      check_f32_to_16((e << 23) | m, hw);
+      check_f32_to_16(0x80000000u | (e << 23) | m, hw);
+      check_f32_to_16((e << 23) | (m & ~0x1fffu) | 0x1000u, hw); /* f16 ties */
+      check_f32_to_16((e << 23) | (m & ~0xffffu) | 0x8000u, hw); /* bf16 ties */
+    }
+  for (m = 0; m < 1u << 22; m++) check_f32_to_16((uint32_t)test_rand_u64(&st), hw);
+}
+
+Test(half, directed_rounding_brackets_the_value) {
+  uint64_t st = 7;
+  int i, t;
+  for (i = 0; i < 200000; i++) {
+    double d = ldexp(test_rand_normal(&st), (int)(test_rand_u64(&st) % 300) - 150);
+    for (t = 0; t < 3; t++) {
+      float dn, up;
+      if (t == 0) {
+        dn = actq_f32_round_down(d);
+        up = actq_f32_round_up(d);
+      } else if (t == 1) {
+        dn = actq_f16_round_dir(d, -1);
+        up = actq_f16_round_dir(d, +1);
+      } else {
+        dn = actq_bf16_round_dir(d, -1);
+        up = actq_bf16_round_dir(d, +1);
+      }
+      cr_assert((double)dn <= d && (double)up >= d, "d=%a t=%d dn=%a up=%a", d, t, dn, up);
+      /* tight: nothing of the format lies strictly between, i.e. one step apart or equal */
+      if ((double)dn != d) {
+        float step = t == 0 ? actq_f32_step(dn, +1)
+                            : (t == 1 ? actq_f16_to_f32(actq_h16_step(actq_f32_to_f16(dn), 1, 0x7c00))
+                                      : actq_bf16_to_f32(actq_h16_step(actq_f32_to_bf16(dn), 1, 0x7f80)));
+        cr_assert_eq(actq_f32_bits(step), actq_f32_bits(up), "d=%a t=%d", d, t);
+      }
+    }
+  }
+  cr_assert(isinf(actq_f16_round_dir(-70000.0, -1)));
+  cr_assert_eq(actq_f16_round_dir(-70000.0, +1), -65504.0f);
+  cr_assert(isinf(actq_f16_round_dir(65505.0, +1)));
+  cr_assert(isinf(actq_f32_round_up(0x1.fffffffp127)));
+  cr_assert_eq(actq_f32_round_down(0x1.fffffffp127), ACTQ_FLT_MAX);
+}
+
+Test(philox, random123_known_answers) {
+  static const uint32_t kat[3][10] = {
+      {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+      {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d,
+       0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+      {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09,
+       0x94fdcceb, 0x5001e420, 0x24126ea1},
+  };
+  int i, j;
+  for (i = 0; i < 3; i++) {
+    uint32_t out[4];
+    actq_philox4x32_10(kat[i], kat[i] + 4, out);
+    for (j = 0; j < 4; j++) cr_assert_eq(out[j], kat[i][6 + j], "vector %d word %d", i, j);
+  }
+}
+
+Test(philox, noise_mapping) {
+  /* block/lane layout of docs/format.md: counter {block lo, block hi, offset lo, hi} */
+  uint32_t ctr[4] = {0x89abcdefu, 0x1234567u, 0xdeadbeefu, 0x0badf00du};
+  uint32_t key[2] = {0x55555555u, 0xaaaaaaaau}, out[4];
+  uint16_t r16[8];
+  actq_noise_cursor nc;
+  int i;
+  actq_philox4x32_10(ctr, key, out);
+  actq_noise_block(0xaaaaaaaa55555555ull, 0x0badf00ddeadbeefull, 0x0123456789abcdefull, r16);
+  for (i = 0; i < 8; i++) cr_assert_eq(r16[i], (uint16_t)(out[i / 2] >> (16 * (i % 2))));
+  actq_noise_cursor_init(&nc, 0xaaaaaaaa55555555ull, 0x0badf00ddeadbeefull);
+  for (i = 0; i < 8; i++)
+    cr_assert_eq(actq_noise_at(&nc, 0x0123456789abcdefull * 8 + (uint64_t)i), r16[i]);
+  cr_assert_eq(actq_noise_u(0), 1.0f / 131072.0f);
+  cr_assert_eq(actq_noise_u(65535), 1.0f - 1.0f / 131072.0f);
+}
