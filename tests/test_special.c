@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actq.h"
@@ -168,4 +169,21 @@ Test(special, signed_zero_and_denormals) {
       cr_assert_eq(qcheck_run(&c, d).quantize_status, ACTQ_OK);
     }
   }
+}
+
+/* At 8 bits, x at the top of its group has t = 255, and t + u rounds to 256 in float32
+ * when u = 1 - 2^-17 (noise value 65535): the clamp must hold the code at 255. Enough
+ * elements at the top that this noise value occurs (about 4 times in 2^18 draws). */
+Test(special, stochastic_top_code_is_clamped_not_wrapped) {
+  const size_t rows = 4, cols = 65536;
+  float *x = malloc(rows * cols * 4);
+  size_t i;
+  int be;
+  for (i = 0; i < rows * cols; i++) x[i] = (i % cols == 0) ? 0.0f : 255.0f;
+  for (be = 0; be < TEST_CPU_BACKENDS; be++) {
+    qcase c = {test_cpu_backends[be], rows, cols, 65536, 8, NULL, ACTQ_F32, ACTQ_F32, ACTQ_F32,
+               ACTQ_ROUND_STOCHASTIC, 2024, 0};
+    cr_assert_eq(qcheck_run(&c, x).quantize_status, ACTQ_OK);
+  }
+  free(x);
 }
