@@ -100,6 +100,38 @@ static actq_status cpu_unpack(actq_context *ctx, uint32_t bits, size_t n,
   return ACTQ_OK;
 }
 
+/* ---- few-bit encode / backward: ranges of 8-element units ------------------------------ */
+
+typedef struct fewbit_task {
+  const actq_context *ctx;
+  const actq_fewbit_job *job;
+} fewbit_task;
+
+static size_t run_fewbit_encode(void *arg, size_t u0, size_t u1) {
+  const fewbit_task *t = (const fewbit_task *)arg;
+  const size_t i1 = u1 * 8 < t->job->n ? u1 * 8 : t->job->n;
+  return t->ctx->kernels->fewbit_encode(t->job, u0 * 8, i1);
+}
+
+static size_t run_fewbit_backward(void *arg, size_t u0, size_t u1) {
+  const fewbit_task *t = (const fewbit_task *)arg;
+  const size_t i1 = u1 * 8 < t->job->n ? u1 * 8 : t->job->n;
+  t->ctx->kernels->fewbit_backward(t->job, u0 * 8, i1);
+  return 0;
+}
+
+static actq_status cpu_fewbit_encode(actq_context *ctx, const actq_fewbit_job *job) {
+  fewbit_task t = {ctx, job};
+  size_t nan = actq_cpu_parallel(ctx, (job->n + 7) / 8, units_per_chunk, run_fewbit_encode, &t);
+  return nan ? ACTQ_ERR_NONFINITE : ACTQ_OK;
+}
+
+static actq_status cpu_fewbit_backward(actq_context *ctx, const actq_fewbit_job *job) {
+  fewbit_task t = {ctx, job};
+  actq_cpu_parallel(ctx, (job->n + 7) / 8, units_per_chunk, run_fewbit_backward, &t);
+  return ACTQ_OK;
+}
+
 /* ---- context ---------------------------------------------------------------------------- */
 
 static actq_status cpu_set_stream(actq_context *ctx, void *stream) {
@@ -120,8 +152,9 @@ static actq_status cpu_set_threads(actq_context *ctx, int threads) {
 static void cpu_destroy(actq_context *ctx) { actq_cpu_parallel_release(ctx); }
 
 static const actq_backend_ops cpu_ops = {
-    cpu_quantize, cpu_dequantize, cpu_pack,        cpu_unpack,
-    cpu_set_threads, cpu_set_stream, cpu_synchronize, cpu_destroy,
+    cpu_quantize,      cpu_dequantize,       cpu_pack,        cpu_unpack,
+    cpu_fewbit_encode, cpu_fewbit_backward,  cpu_set_threads, cpu_set_stream,
+    cpu_synchronize,   cpu_destroy,
 };
 
 actq_status actq_cpu_context_init(actq_context *ctx, int reference) {

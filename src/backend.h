@@ -16,6 +16,8 @@ typedef struct actq_backend_ops {
                       uint8_t *packed);
   actq_status (*unpack)(actq_context *ctx, uint32_t bits, size_t n, const uint8_t *packed,
                         uint8_t *codes);
+  actq_status (*fewbit_encode)(actq_context *ctx, const actq_fewbit_job *job);
+  actq_status (*fewbit_backward)(actq_context *ctx, const actq_fewbit_job *job);
   actq_status (*set_threads)(actq_context *ctx, int threads);
   actq_status (*set_stream)(actq_context *ctx, void *stream);
   actq_status (*synchronize)(actq_context *ctx);

@@ -12,6 +12,7 @@
 
 #include "actq.h"
 #include "arith/bitstream.h"
+#include "fewbit.h"
 
 typedef struct actq_grid {
   size_t rows, cols;
@@ -39,6 +40,20 @@ typedef struct actq_dequant_job {
   actq_dtype y_dtype;
   void *y;
 } actq_dequant_job;
+
+/* fewbit_encode (x -> codes, y) and fewbit_backward (codes, grad_out -> grad_in) over n
+ * elements; the table is host memory and was validated. */
+typedef struct actq_fewbit_job {
+  const fewbit_table *table;
+  size_t n;
+  actq_dtype dtype;
+  const void *x;
+  void *y;              /* may be NULL */
+  uint8_t *codes;       /* encode output */
+  const uint8_t *codes_in;
+  const void *grad_out;
+  void *grad_in;
+} actq_fewbit_job;
 
 static inline size_t actq_dtype_size(actq_dtype t) { return t == ACTQ_F32 ? 4 : 2; }
 

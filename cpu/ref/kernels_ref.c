@@ -7,4 +7,6 @@ const actq_cpu_kernels actq_cpu_reference_kernels = {
     actq_ref_dequantize_groups,
     actq_ref_pack,
     actq_ref_unpack,
+    actq_ref_fewbit_encode,
+    actq_ref_fewbit_backward,
 };

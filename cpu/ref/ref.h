@@ -10,5 +10,7 @@ void actq_ref_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0
                                 const uint8_t *row_packed);
 int actq_ref_pack(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *out);
 void actq_ref_unpack(uint32_t bits, size_t n, const uint8_t *in, uint8_t *codes);
+size_t actq_ref_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
+void actq_ref_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
 
 #endif /* ACTQ_CPU_REF_H */

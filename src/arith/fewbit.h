@@ -1,0 +1,30 @@
+/* fewbit.h (arith) - the per-element arithmetic of few-bit encode and backward, shared by
+ * every backend. */
+#ifndef ACTQ_ARITH_FEWBIT_H
+#define ACTQ_ARITH_FEWBIT_H
+
+#include "act.h"
+#include "common.h"
+
+/* Number of bounds strictly below x, for 2^bits - 1 increasing bounds: a branch-free
+ * binary search of `bits` steps. NaN compares false everywhere and gets code 0. */
+ACTQ_HD uint32_t actq_fewbit_code(const float *bounds, uint32_t bits, float x) {
+  uint32_t pos = 0, step;
+  for (step = 1u << (bits - 1); step; step >>= 1)
+    pos += bounds[pos + step - 1] < x ? step : 0;
+  return pos;
+}
+
+/* grad_in = grad_out * level, one float32 multiplication; NaN made canonical. */
+ACTQ_HD float actq_fewbit_grad(float grad_out, float level) {
+  float g = grad_out * level;
+  return g != g ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : g;
+}
+
+/* y = f(x) as fewbit_encode writes it: NaN made canonical. */
+ACTQ_HD float actq_fewbit_forward(int act, float param, float x) {
+  float y = actq_act_forward(act, param, x);
+  return y != y ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : y;
+}
+
+#endif /* ACTQ_ARITH_FEWBIT_H */
