@@ -7,6 +7,7 @@
 #include "fewbit.h"
 #include "fewbit/cells.h"
 #include "fewbit/deriv.h"
+#include "fewbit/evaluate.h"
 #include "fewbit/partition.h"
 
 /* Cells per level at the default grid: enough that the table's error is within 0.1% of
@@ -39,12 +40,7 @@ actq_status fewbit_table_build(fewbit_activation act, float param, uint32_t bits
   if (!table || !K || !actq_deriv_valid(act, param) || !options_valid(o))
     return ACTQ_ERR_INVALID_ARGUMENT;
   if (o->grid != 0 && (o->grid < 16 || o->grid > (1u << 20))) return ACTQ_ERR_INVALID_ARGUMENT;
-  w.kind = o->weight;
-  w.mean = o->mean;
-  w.std = o->std;
-  /* NORMAL: +-10 std holds all but 1.5e-23 of the mass */
-  w.lo = o->weight == FEWBIT_WEIGHT_NORMAL ? o->mean - 10 * o->std : o->lo;
-  w.hi = o->weight == FEWBIT_WEIGHT_NORMAL ? o->mean + 10 * o->std : o->hi;
+  w = actq_weight_from_options(o);
 
   st = actq_cells_build(act, param, &w, o->grid ? o->grid : default_cells(bits), &cells);
   if (st != ACTQ_OK) return st;
