@@ -1,0 +1,178 @@
+/* quantize.cu - fused group quantization: one pass over x per group.
+ *
+ * A team (cuda/group_team.cuh) loads its group's units (16-byte vectors where aligned),
+ * reduces min/max, computes the metadata with the shared actq_group_meta_compute, then
+ * turns each unit into codes (shared actq_code_* with the shared Philox noise) and
+ * stores the unit's packed word (`bits` bytes) with one store where alignment allows. A
+ * lane keeps its first CACHE units in registers between the two steps, so groups up to
+ * TEAM*CACHE*8 elements read x from memory once; larger groups read it again (L1/L2).
+ */
+#include "arith/bitstream.h"
+#include "arith/quant.h"
+#include "cuda/device_io.cuh"
+#include "cuda/group_team.cuh"
+#include "cuda/launch.h"
+#include "cuda/state.h"
+
+namespace {
+
+using namespace actq_cuda_team;
+
+struct quant_args {
+  group_grid grid;
+  row_map rows;
+  const void *x;
+  int meta_dtype;
+  int stochastic;
+  uint64_t seed, offset;
+  uint8_t *packed;
+  void *group_min, *group_scale;
+  uint32_t *error;
+};
+
+/* Codes of one unit (elements e .. e+k-1, values v) into its packed word at out. FAST:
+ * e is a multiple of 8, so the unit's noise is exactly Philox block e/8. */
+template <bool FAST>
+__device__ __forceinline__ void emit_unit(const quant_args &a, const actq_group_meta &g,
+                                          uint32_t bits, size_t e, int k, const float v[8],
+                                          uint8_t *out) {
+  uint32_t codes[8];
+  if (a.stochastic) {
+    if (FAST) {
+      uint16_t r16[8];
+      actq_noise_block(a.seed, a.offset, e >> 3, r16);
+#pragma unroll
+      for (int j = 0; j < 8; j++) codes[j] = j < k ? actq_code_stochastic(v[j], &g, r16[j]) : 0u;
+    } else {
+      actq_noise_cursor nc;
+      actq_noise_cursor_init(&nc, a.seed, a.offset);
+#pragma unroll
+      for (int j = 0; j < 8; j++)
+        codes[j] = j < k ? actq_code_stochastic(v[j], &g, actq_noise_at(&nc, e + j)) : 0u;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < 8; j++) codes[j] = j < k ? actq_code_nearest(v[j], &g) : 0u;
+  }
+  /* Codes past k are 0, so the word equals the reference's k-code word. */
+  actq_cuda_io::store_word(out, actq_pack_word(codes, 8, bits), ((uint32_t)k * bits + 7) / 8);
+}
+
+template <int DT, int TEAM, int CACHE, bool FAST>
+__global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_args a) {
+  constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
+  const size_t lane = threadIdx.x % TEAM;
+  const size_t slot = threadIdx.x / TEAM;
+
+  for (size_t first = (size_t)blockIdx.x * PER_BLOCK; first < a.grid.groups;
+       first += (size_t)gridDim.x * PER_BLOCK) {
+    const group_pos p = locate(a.grid, first + slot);
+    float v[CACHE][8];
+    minmax m = minmax_identity();
+
+#pragma unroll
+    for (int i = 0; i < CACHE; i++) {
+      const size_t u = lane + (size_t)i * TEAM;
+      if (u < p.units) {
+        const int k = unit_len(p, u);
+        actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, v[i]);
+        minmax_add(m, v[i], k);
+      }
+    }
+    for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
+      float w[8];
+      const int k = unit_len(p, u);
+      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
+      minmax_add(m, w, k);
+    }
+    m = team_reduce<TEAM>(m);
+    if (!p.valid) continue; /* after the reduction: every thread of the block joins it */
+
+    const uint32_t bits = a.rows.width(p.row);
+    actq_group_meta g;
+    actq_group_meta_compute(m.mn, m.mx, m.finite, bits, a.meta_dtype, &g);
+    if (lane == 0) {
+      actq_store_elem(a.group_min, a.meta_dtype, p.index, g.m);
+      actq_store_elem(a.group_scale, a.meta_dtype, p.index, g.s);
+      if (g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
+    }
+
+    uint8_t *out = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
+#pragma unroll
+    for (int i = 0; i < CACHE; i++) {
+      const size_t u = lane + (size_t)i * TEAM;
+      if (u < p.units)
+        emit_unit<FAST>(a, g, bits, p.e0 + 8 * u, unit_len(p, u), v[i], out + u * bits);
+    }
+    for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
+      float w[8];
+      const int k = unit_len(p, u);
+      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
+      emit_unit<FAST>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
+    }
+  }
+}
+
+template <int DT, int TEAM, int CACHE>
+void launch_team(const quant_args &a, bool fast, unsigned blocks, cudaStream_t s) {
+  if (fast)
+    quantize_kernel<DT, TEAM, CACHE, true><<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
+  else
+    quantize_kernel<DT, TEAM, CACHE, false><<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
+}
+
+template <int DT>
+void launch_dtype(const quant_args &a, int team, bool fast, unsigned blocks, cudaStream_t s) {
+  switch (team) {
+    case 1: launch_team<DT, 1, 1>(a, fast, blocks, s); break;
+    case 2: launch_team<DT, 2, 1>(a, fast, blocks, s); break;
+    case 4: launch_team<DT, 4, 1>(a, fast, blocks, s); break;
+    case 8: launch_team<DT, 8, 1>(a, fast, blocks, s); break;
+    case 16: launch_team<DT, 16, 1>(a, fast, blocks, s); break;
+    case 32: launch_team<DT, 32, 4>(a, fast, blocks, s); break;
+    default: launch_team<DT, ACTQ_CUDA_BLOCK, 4>(a, fast, blocks, s); break;
+  }
+}
+
+} /* namespace */
+
+actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job) {
+  actq_cuda_state *st = actq_cuda(ctx);
+  const actq_grid *gr = &job->grid;
+  quant_args a;
+  actq_status s;
+
+  a.grid.rows = gr->rows;
+  a.grid.cols = gr->cols;
+  a.grid.group_size = gr->group_size;
+  a.grid.groups_per_row = gr->groups_per_row;
+  a.grid.groups = gr->rows * gr->groups_per_row;
+  a.rows.offsets = NULL;
+  a.rows.widths = NULL;
+  a.rows.bits = gr->bits;
+  a.rows.row_bytes = gr->row_bits ? 0 : actq_stream_bytes(gr->cols, gr->bits);
+  if (gr->row_bits) {
+    s = actq_cuda_upload_rows(ctx, gr, &a.rows.offsets, &a.rows.widths);
+    if (s != ACTQ_OK) return s;
+  }
+  a.x = job->x;
+  a.meta_dtype = (int)gr->meta_dtype;
+  a.stochastic = job->rounding == ACTQ_ROUND_STOCHASTIC;
+  a.seed = job->seed;
+  a.offset = job->offset;
+  a.packed = job->packed;
+  a.group_min = job->group_min;
+  a.group_scale = job->group_scale;
+  a.error = st->d_error;
+
+  /* Vector loads need every unit 16-byte aligned: x aligned, whole units per row. */
+  const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->x % 16) == 0;
+  const int team = team_for(gr->group_size);
+  const unsigned blocks = blocks_for(a.grid.groups, team, st->sm_count);
+  switch (job->x_dtype) {
+    case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, team, fast, blocks, st->stream); break;
+    case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, team, fast, blocks, st->stream); break;
+    default: launch_dtype<ACTQ_ARITH_F32>(a, team, fast, blocks, st->stream); break;
+  }
+  return actq_cuda_launch_status(ctx);
+}
