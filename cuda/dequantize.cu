@@ -98,7 +98,8 @@ actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job)
   a.y = job->y;
 
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->y % 16) == 0;
-  const int team = team_for(gr->group_size);
+  /* Dequantize caches nothing; it uses the team sizes only (one unit a lane a step). */
+  const int team = team_for(gr->group_size, 4).team;
   const unsigned blocks = blocks_for(a.grid.groups, team, st->sm_count);
   switch (job->y_dtype) {
     case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, team, fast, blocks, st->stream); break;

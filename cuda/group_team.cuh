@@ -144,17 +144,33 @@ __device__ __forceinline__ minmax team_reduce(minmax m) {
   }
 }
 
-/* The team size for a group size: the smallest power of two >= the group's units up to
- * a warp; then a warp up to 1024 elements (4 units a lane, still all in registers); then
- * a whole block. */
-static inline int team_for(size_t group_size) {
+/* How many threads own a group (TEAM) and how many of a lane's units stay in registers
+ * between reduction and coding (CACHE). A lane should load about 32 bytes per group for
+ * enough bytes in flight: one unit of f32, two units of f16/bf16. Small groups get the
+ * smallest power-of-two team up to a warp that covers them (no idle lanes, several groups
+ * per warp); groups up to 4 units a lane of a warp stay a warp's; larger ones get a whole
+ * block (its first 4 units a thread cached, the rest read again from L1/L2). */
+struct team_config {
+  int team, cache;
+};
+
+static inline team_config team_for(size_t group_size, size_t elem_bytes) {
   const size_t units = group_size / 8;
-  if (units <= 32) {
-    int t = 1;
-    while ((size_t)t < units) t *= 2;
-    return t;
+  const size_t per_lane = elem_bytes == 4 ? 1 : 2;
+  team_config c;
+  if (units <= 32 * per_lane) {
+    const size_t lanes = (units + per_lane - 1) / per_lane;
+    c.team = 1;
+    while ((size_t)c.team < lanes) c.team *= 2;
+    c.cache = (int)per_lane;
+  } else if (units <= 128) {
+    c.team = 32;
+    c.cache = 4;
+  } else {
+    c.team = ACTQ_CUDA_BLOCK;
+    c.cache = 4;
   }
-  return units <= 128 ? 32 : ACTQ_CUDA_BLOCK;
+  return c;
 }
 
 /* Blocks for a grid-stride loop over `groups` groups: enough to fill the device several

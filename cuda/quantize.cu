@@ -121,16 +121,20 @@ void launch_team(const quant_args &a, bool fast, unsigned blocks, cudaStream_t s
     quantize_kernel<DT, TEAM, CACHE, false><<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
 }
 
+/* The team configurations team_for can return for this element size. */
 template <int DT>
-void launch_dtype(const quant_args &a, int team, bool fast, unsigned blocks, cudaStream_t s) {
-  switch (team) {
-    case 1: launch_team<DT, 1, 1>(a, fast, blocks, s); break;
-    case 2: launch_team<DT, 2, 1>(a, fast, blocks, s); break;
-    case 4: launch_team<DT, 4, 1>(a, fast, blocks, s); break;
-    case 8: launch_team<DT, 8, 1>(a, fast, blocks, s); break;
-    case 16: launch_team<DT, 16, 1>(a, fast, blocks, s); break;
-    case 32: launch_team<DT, 32, 4>(a, fast, blocks, s); break;
-    default: launch_team<DT, ACTQ_CUDA_BLOCK, 4>(a, fast, blocks, s); break;
+void launch_dtype(const quant_args &a, team_config c, bool fast, unsigned blocks,
+                  cudaStream_t s) {
+  constexpr int PL = DT == ACTQ_ARITH_F32 ? 1 : 2; /* units a lane caches in small groups */
+  if (c.team == ACTQ_CUDA_BLOCK) return launch_team<DT, ACTQ_CUDA_BLOCK, 4>(a, fast, blocks, s);
+  if (c.cache == 4) return launch_team<DT, 32, 4>(a, fast, blocks, s);
+  switch (c.team) {
+    case 1: launch_team<DT, 1, PL>(a, fast, blocks, s); break;
+    case 2: launch_team<DT, 2, PL>(a, fast, blocks, s); break;
+    case 4: launch_team<DT, 4, PL>(a, fast, blocks, s); break;
+    case 8: launch_team<DT, 8, PL>(a, fast, blocks, s); break;
+    case 16: launch_team<DT, 16, PL>(a, fast, blocks, s); break;
+    default: launch_team<DT, 32, PL>(a, fast, blocks, s); break;
   }
 }
 
@@ -167,8 +171,8 @@ actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job) {
 
   /* Vector loads need every unit 16-byte aligned: x aligned, whole units per row. */
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->x % 16) == 0;
-  const int team = team_for(gr->group_size);
-  const unsigned blocks = blocks_for(a.grid.groups, team, st->sm_count);
+  const team_config team = team_for(gr->group_size, actq_dtype_size(job->x_dtype));
+  const unsigned blocks = blocks_for(a.grid.groups, team.team, st->sm_count);
   switch (job->x_dtype) {
     case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, team, fast, blocks, st->stream); break;
     case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, team, fast, blocks, st->stream); break;
