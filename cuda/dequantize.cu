@@ -9,20 +9,14 @@
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
 #include "cuda/launch.h"
+#include "cuda/unit_ops.cuh"
 #include "cuda/state.h"
 
 namespace {
 
 using namespace actq_cuda_team;
 
-struct dequant_args {
-  group_grid grid;
-  row_map rows;
-  const uint8_t *packed;
-  const void *group_min, *group_scale;
-  int meta_dtype;
-  void *y;
-};
+using namespace actq_cuda_unit;
 
 template <int DT, int TEAM, bool FAST>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequant_args a) {
@@ -32,20 +26,7 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequa
 
   for (size_t first = (size_t)blockIdx.x * PER_BLOCK; first < a.grid.groups;
        first += (size_t)gridDim.x * PER_BLOCK) {
-    const group_pos p = locate(a.grid, first + slot);
-    if (!p.valid || lane >= p.units) continue;
-    const uint32_t bits = a.rows.width(p.row);
-    const float m = actq_load_elem(a.group_min, a.meta_dtype, p.index);
-    const float s = actq_load_elem(a.group_scale, a.meta_dtype, p.index);
-    const uint8_t *in = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
-    for (size_t u = lane; u < p.units; u += TEAM) {
-      const int k = unit_len(p, u);
-      const uint64_t word = actq_cuda_io::load_word(in + u * bits, ((uint32_t)k * bits + 7) / 8);
-      float v[8];
-#pragma unroll
-      for (int j = 0; j < 8; j++) v[j] = actq_dequant(actq_unpack_code(word, j, bits), m, s);
-      actq_cuda_io::store_unit<DT, FAST>(a.y, p.e0 + 8 * u, k, v);
-    }
+    dequantize_lane<DT, TEAM, FAST>(a, locate(a.grid, first + slot), lane);
   }
 }
 

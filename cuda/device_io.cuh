@@ -14,12 +14,13 @@
 
 #include "arith/elem.h"
 #include "arith/quant.h" /* ACTQ_ARITH_F32 ... */
+#include "cuda/unroll.cuh"
 
 namespace actq_cuda_io {
 
 /* v[0..k) = elements e .. e+k-1 of x; v[k..8) = 0. */
 template <int DT, bool VEC>
-__device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, int k,
+__host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, int k,
                                           float v[8]) {
   if constexpr (VEC) {
     if (DT == ACTQ_ARITH_F32) {
@@ -30,7 +31,7 @@ __device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, 
     } else {
       const uint4 a = *reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(x) + e);
       const uint32_t w[4] = {a.x, a.y, a.z, a.w};
-#pragma unroll
+ACTQ_UNROLL
       for (int j = 0; j < 4; j++) {
         const uint16_t lo = (uint16_t)w[j], hi = (uint16_t)(w[j] >> 16);
         v[2 * j] = DT == ACTQ_ARITH_F16 ? actq_f16_to_f32(lo) : actq_bf16_to_f32(lo);
@@ -38,14 +39,14 @@ __device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, 
       }
     }
   } else {
-#pragma unroll
+ACTQ_UNROLL
     for (int j = 0; j < 8; j++) v[j] = j < k ? actq_load_elem(x, DT, e + j) : 0.0f;
   }
 }
 
 /* Elements e .. e+k-1 of y = v[0..k), rounded to nearest-even into DT. */
 template <int DT, bool VEC>
-__device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k,
+__host__ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k,
                                            const float v[8]) {
   if constexpr (VEC) {
     if (DT == ACTQ_ARITH_F32) {
@@ -54,7 +55,7 @@ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k
       p[1] = make_float4(v[4], v[5], v[6], v[7]);
     } else {
       uint32_t w[4];
-#pragma unroll
+ACTQ_UNROLL
       for (int j = 0; j < 4; j++) {
         const uint32_t lo = DT == ACTQ_ARITH_F16 ? actq_f32_to_f16(v[2 * j]) : actq_f32_to_bf16(v[2 * j]);
         const uint32_t hi = DT == ACTQ_ARITH_F16 ? actq_f32_to_f16(v[2 * j + 1])
@@ -64,7 +65,7 @@ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k
       *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(y) + e) = make_uint4(w[0], w[1], w[2], w[3]);
     }
   } else {
-#pragma unroll
+ACTQ_UNROLL
     for (int j = 0; j < 8; j++)
       if (j < k) actq_store_elem(y, DT, e + j, v[j]);
   }
@@ -72,7 +73,7 @@ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k
 
 /* The nbytes (<= 8) low bytes of word, little-endian, at out: one store when out is
  * aligned for a 2-, 4- or 8-byte word of exactly that size, bytes otherwise. */
-__device__ __forceinline__ void store_word(uint8_t *out, uint64_t word, uint32_t nbytes) {
+__host__ __device__ __forceinline__ void store_word(uint8_t *out, uint64_t word, uint32_t nbytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(out);
   if (nbytes == 8 && (a & 7) == 0) {
     *reinterpret_cast<uint64_t *>(out) = word;
@@ -81,20 +82,20 @@ __device__ __forceinline__ void store_word(uint8_t *out, uint64_t word, uint32_t
   } else if (nbytes == 2 && (a & 1) == 0) {
     *reinterpret_cast<uint16_t *>(out) = (uint16_t)word;
   } else {
-#pragma unroll
+ACTQ_UNROLL
     for (uint32_t i = 0; i < 8; i++)
       if (i < nbytes) out[i] = (uint8_t)(word >> (8 * i));
   }
 }
 
 /* The word of nbytes (<= 8) little-endian bytes at in; the same cases as store_word. */
-__device__ __forceinline__ uint64_t load_word(const uint8_t *in, uint32_t nbytes) {
+__host__ __device__ __forceinline__ uint64_t load_word(const uint8_t *in, uint32_t nbytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(in);
   uint64_t word = 0;
   if (nbytes == 8 && (a & 7) == 0) return *reinterpret_cast<const uint64_t *>(in);
   if (nbytes == 4 && (a & 3) == 0) return *reinterpret_cast<const uint32_t *>(in);
   if (nbytes == 2 && (a & 1) == 0) return *reinterpret_cast<const uint16_t *>(in);
-#pragma unroll
+ACTQ_UNROLL
   for (uint32_t i = 0; i < 8; i++)
     if (i < nbytes) word |= (uint64_t)in[i] << (8 * i);
   return word;

@@ -13,7 +13,12 @@
 
 #include <stdint.h>
 
+#include <cmath>
+
 #include <cub/block/block_reduce.cuh>
+
+#include "arith/common.h"
+#include "cuda/unroll.cuh"
 
 #define ACTQ_CUDA_BLOCK 256
 
@@ -27,10 +32,10 @@ struct row_map {
   size_t row_bytes;
   uint32_t bits;
 
-  __device__ __forceinline__ size_t offset(size_t r) const {
+  __host__ __device__ __forceinline__ size_t offset(size_t r) const {
     return offsets ? offsets[r] : r * row_bytes;
   }
-  __device__ __forceinline__ uint32_t width(size_t r) const {
+  __host__ __device__ __forceinline__ uint32_t width(size_t r) const {
     return widths ? (uint32_t)widths[r] : bits;
   }
 };
@@ -51,7 +56,7 @@ struct group_pos {
   size_t len;    /* elements in the group */
 };
 
-__device__ __forceinline__ group_pos locate(const group_grid &g, size_t index) {
+__host__ __device__ __forceinline__ group_pos locate(const group_grid &g, size_t index) {
   group_pos p;
   p.valid = index < g.groups;
   p.index = index;
@@ -69,7 +74,7 @@ __device__ __forceinline__ group_pos locate(const group_grid &g, size_t index) {
 }
 
 /* Elements of unit u of the group: 8, or fewer for the last unit of a short group. */
-__device__ __forceinline__ int unit_len(const group_pos &p, size_t u) {
+__host__ __device__ __forceinline__ int unit_len(const group_pos &p, size_t u) {
   const size_t rest = p.len - 8 * u;
   return rest < 8 ? (int)rest : 8;
 }
@@ -80,10 +85,10 @@ struct minmax {
   int finite;
 };
 
-__device__ __forceinline__ minmax minmax_identity() {
+__host__ __device__ __forceinline__ minmax minmax_identity() {
   minmax m;
-  m.mn = __int_as_float(0x7f800000);  /* +Inf */
-  m.mx = __int_as_float(0xff800000);  /* -Inf */
+  m.mn = actq_f32_from_bits(0x7f800000u); /* +Inf */
+  m.mx = actq_f32_from_bits(0xff800000u); /* -Inf */
   m.finite = 1;
   return m;
 }
@@ -92,7 +97,7 @@ __device__ __forceinline__ minmax minmax_identity() {
  * actq_group_meta_compute ignores (it stores m + 0 and compares mx == m), so any
  * reduction order gives the reference's metadata. */
 struct minmax_op {
-  __device__ __forceinline__ minmax operator()(const minmax &a, const minmax &b) const {
+  __host__ __device__ __forceinline__ minmax operator()(const minmax &a, const minmax &b) const {
     minmax r;
     r.mn = fminf(a.mn, b.mn);
     r.mx = fmaxf(a.mx, b.mx);
@@ -101,8 +106,8 @@ struct minmax_op {
   }
 };
 
-__device__ __forceinline__ void minmax_add(minmax &m, const float v[8], int k) {
-#pragma unroll
+__host__ __device__ __forceinline__ void minmax_add(minmax &m, const float v[8], int k) {
+ACTQ_UNROLL
   for (int j = 0; j < 8; j++) {
     if (j < k) {
       if (!actq_f32_is_finite(v[j])) {
@@ -122,7 +127,7 @@ __device__ __forceinline__ void minmax_add(minmax &m, const float v[8], int k) {
 template <int TEAM>
 __device__ __forceinline__ minmax team_reduce(minmax m) {
   if constexpr (TEAM <= 32) {
-#pragma unroll
+ACTQ_UNROLL
     for (int o = TEAM / 2; o > 0; o /= 2) {
       minmax other;
       other.mn = __shfl_xor_sync(0xffffffffu, m.mn, o);

@@ -12,51 +12,14 @@
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
 #include "cuda/launch.h"
+#include "cuda/unit_ops.cuh"
 #include "cuda/state.h"
 
 namespace {
 
 using namespace actq_cuda_team;
 
-struct quant_args {
-  group_grid grid;
-  row_map rows;
-  const void *x;
-  int meta_dtype;
-  int stochastic;
-  uint64_t seed, offset;
-  uint8_t *packed;
-  void *group_min, *group_scale;
-  uint32_t *error;
-};
-
-/* Codes of one unit (elements e .. e+k-1, values v) into its packed word at out. FAST:
- * e is a multiple of 8, so the unit's noise is exactly Philox block e/8. */
-template <bool FAST>
-__device__ __forceinline__ void emit_unit(const quant_args &a, const actq_group_meta &g,
-                                          uint32_t bits, size_t e, int k, const float v[8],
-                                          uint8_t *out) {
-  uint32_t codes[8];
-  if (a.stochastic) {
-    if (FAST) {
-      uint16_t r16[8];
-      actq_noise_block(a.seed, a.offset, e >> 3, r16);
-#pragma unroll
-      for (int j = 0; j < 8; j++) codes[j] = j < k ? actq_code_stochastic(v[j], &g, r16[j]) : 0u;
-    } else {
-      actq_noise_cursor nc;
-      actq_noise_cursor_init(&nc, a.seed, a.offset);
-#pragma unroll
-      for (int j = 0; j < 8; j++)
-        codes[j] = j < k ? actq_code_stochastic(v[j], &g, actq_noise_at(&nc, e + j)) : 0u;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < 8; j++) codes[j] = j < k ? actq_code_nearest(v[j], &g) : 0u;
-  }
-  /* Codes past k are 0, so the word equals the reference's k-code word. */
-  actq_cuda_io::store_word(out, actq_pack_word(codes, 8, bits), ((uint32_t)k * bits + 7) / 8);
-}
+using namespace actq_cuda_unit;
 
 template <int DT, int TEAM, int CACHE, bool FAST>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_args a) {
@@ -68,48 +31,13 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_a
        first += (size_t)gridDim.x * PER_BLOCK) {
     const group_pos p = locate(a.grid, first + slot);
     float v[CACHE][8];
-    minmax m = minmax_identity();
-
-#pragma unroll
-    for (int i = 0; i < CACHE; i++) {
-      const size_t u = lane + (size_t)i * TEAM;
-      if (u < p.units) {
-        const int k = unit_len(p, u);
-        actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, v[i]);
-        minmax_add(m, v[i], k);
-      }
-    }
-    for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
-      float w[8];
-      const int k = unit_len(p, u);
-      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
-      minmax_add(m, w, k);
-    }
+    minmax m = quantize_lane_scan<DT, TEAM, CACHE, FAST>(a, p, lane, v);
     m = team_reduce<TEAM>(m);
     if (!p.valid) continue; /* after the reduction: every thread of the block joins it */
-
-    const uint32_t bits = a.rows.width(p.row);
     actq_group_meta g;
-    actq_group_meta_compute(m.mn, m.mx, m.finite, bits, a.meta_dtype, &g);
-    if (lane == 0) {
-      actq_store_elem(a.group_min, a.meta_dtype, p.index, g.m);
-      actq_store_elem(a.group_scale, a.meta_dtype, p.index, g.s);
-      if (g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
-    }
-
-    uint8_t *out = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
-#pragma unroll
-    for (int i = 0; i < CACHE; i++) {
-      const size_t u = lane + (size_t)i * TEAM;
-      if (u < p.units)
-        emit_unit<FAST>(a, g, bits, p.e0 + 8 * u, unit_len(p, u), v[i], out + u * bits);
-    }
-    for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
-      float w[8];
-      const int k = unit_len(p, u);
-      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
-      emit_unit<FAST>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
-    }
+    const uint32_t bits = quantize_group_meta(a, p, m, lane == 0, &g);
+    if (lane == 0 && g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
+    quantize_lane_codes<DT, TEAM, CACHE, FAST>(a, p, lane, g, bits, v);
   }
 }
 
