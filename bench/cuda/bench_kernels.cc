@@ -41,26 +41,30 @@ bool ok(cudaError_t e, benchmark::State &st, const char *what) {
   return false;
 }
 
-// Median time in ms of `reps` runs of fn on g_stream.
+cudaEvent_t g_ev[2];
+
+// Median time in ms of `reps` runs of fn on g_stream (events on the GPU's clock).
 template <class F>
 double median_ms(F fn, int reps) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
   std::vector<float> t;
   for (int i = 0; i < reps; i++) {
-    cudaEventRecord(a, g_stream);
+    cudaEventRecord(g_ev[0], g_stream);
     fn();
-    cudaEventRecord(b, g_stream);
-    cudaEventSynchronize(b);
+    cudaEventRecord(g_ev[1], g_stream);
+    cudaEventSynchronize(g_ev[1]);
     float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
+    cudaEventElapsedTime(&ms, g_ev[0], g_ev[1]);
     t.push_back(ms);
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// A fixed count per size keeps the whole run short and predictable (the device check
+// has minutes): many at small sizes, where launch noise matters, few at large ones.
+long iterations_for(long mib) {
+  const long it = 5 * 256 / mib;
+  return it < 5 ? 5 : (it > 200 ? 200 : it);
 }
 
 void BM_kernel(benchmark::State &st) {
@@ -123,7 +127,7 @@ void BM_kernel(benchmark::State &st) {
   };
   auto copy = [&]() { cudaMemcpyAsync(cdst, csrc, copy_bytes, cudaMemcpyDeviceToDevice, g_stream); };
 
-  const int reps = tensor_bytes >= (size_t(1) << 30) ? 5 : 20;
+  const int reps = tensor_bytes >= (size_t(256) << 20) ? 5 : 20;
   run();
   copy();
   const double copy_ms = median_ms(copy, reps);
@@ -166,6 +170,7 @@ void register_all() {
           benchmark::RegisterBenchmark(name.c_str(), BM_kernel)
               ->Args({k, b, dt, mib})
               ->UseManualTime()
+              ->Iterations(iterations_for(mib))
               ->Unit(benchmark::kMicrosecond);
         }
       }
@@ -181,6 +186,8 @@ int main(int argc, char **argv) {
     return 77;
   }
   cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking);
+  cudaEventCreate(&g_ev[0]);
+  cudaEventCreate(&g_ev[1]);
   actq_context_set_stream(g_ctx, g_stream);
   std::printf("bench_cuda on %s\n", actq_context_describe(g_ctx));
   register_all();
