@@ -33,9 +33,12 @@ static actq_status grow_scratch(actq_context *ctx, size_t need) {
   cudaError_t e;
   if (st->d_scratch_bytes >= need) return ACTQ_OK;
   if (need < 2 * st->d_scratch_bytes) need = 2 * st->d_scratch_bytes;
-  /* cudaFree waits for the device to be idle, so kernels still reading the old tables
-   * finish first; growth is rare (the tables only grow). */
+  /* Kernels still reading the old tables must finish first (cudaFree waits for the
+   * device as well; the explicit wait does not rely on it). Growth is rare: the tables
+   * only grow. */
   if (st->d_scratch) {
+    e = cudaStreamSynchronize(st->stream);
+    if (e != cudaSuccess) return actq_cuda_status(ctx, e);
     e = cudaFree(st->d_scratch);
     st->d_scratch = NULL;
     st->d_scratch_bytes = 0;
