@@ -110,7 +110,13 @@ Test(cuda_quantize, huge_groups_every_width) {
   uint32_t bits;
   int i;
   CUDA_CONTEXT_OR_SKIP(cuda);
-  for (i = 0; i < 64; i++) x[i] = (i % 2 ? 3.4028234e38f : -3.4028234e38f) * (float)(i % 5) * 0.25f;
+  /* The factor first: +-FLT_MAX times anything over 1 would overflow to Inf. */
+  for (i = 0; i < 64; i++) x[i] = (float)(i % 5) * 0.25f * (i % 2 ? 3.4028234e38f : -3.4028234e38f);
+  x[5] = 3.4028234e38f; /* every group of 16 holds both extremes */
+  x[21] = 3.4028234e38f;
+  x[37] = 3.4028234e38f;
+  x[53] = 3.4028234e38f;
+  x[6] = x[22] = x[38] = x[54] = -3.4028234e38f;
   for (bits = 1; bits <= 8; bits++) {
     quant_case c = {0};
     c.layout.rows = 2;
