@@ -65,13 +65,18 @@ typedef enum actq_backend {
 ACTQ_API actq_status actq_context_create(actq_backend backend, actq_context **ctx);
 ACTQ_API void actq_context_destroy(actq_context *ctx); /* NULL is fine */
 /* A static description of what the context runs on, e.g. "cpu avx2, 2 threads".
- * Valid until the next call on the context. "(null)" for NULL. */
+ * Valid until the next call on the context. "(null)" for NULL. CUDA: after a call that
+ * returned ACTQ_ERR_DEVICE (or OUT_OF_MEMORY from the device), it names the CUDA error:
+ * "cuda <device>: cudaErrorName: message". */
 ACTQ_API const char *actq_context_describe(const actq_context *ctx);
 /* CPU backends: 0 = all online CPUs (the default), < 0 is invalid. The reference backend
  * accepts the setting and stays single-threaded. CUDA: ACTQ_ERR_UNSUPPORTED. Results are
  * identical for every thread count. */
 ACTQ_API actq_status actq_context_set_threads(actq_context *ctx, int threads);
-/* CUDA: a cudaStream_t (NULL = the legacy default stream). CPU: ACTQ_ERR_UNSUPPORTED. */
+/* CUDA: a cudaStream_t (NULL = the legacy default stream). CPU: ACTQ_ERR_UNSUPPORTED.
+ * A CUDA context starts on a non-blocking stream of its own; work queued before a switch
+ * is ordered before work queued after it. A CUDA context belongs to the device current
+ * when it was created, which must be current for every call on it (as with cuBLAS). */
 ACTQ_API actq_status actq_context_set_stream(actq_context *ctx, void *cuda_stream);
 /* Waits for all work on the context; returns the first deferred error, then clears it.
  * CPU contexts have no deferred work and return ACTQ_OK. */
@@ -118,7 +123,8 @@ ACTQ_API actq_status actq_dequantize(actq_context *ctx, const actq_layout *layou
 
 /* One row of n codes in the packed bit stream (LSB first). A code >= 2^bits gives
  * ACTQ_ERR_INVALID_ARGUMENT; packed then holds unspecified bytes (but only within its
- * ceil(n*bits/8) bytes). */
+ * ceil(n*bits/8) bytes). CUDA: the codes are device memory, so the call returns ACTQ_OK
+ * and the next actq_context_synchronize returns ACTQ_ERR_INVALID_ARGUMENT. */
 ACTQ_API actq_status actq_pack(actq_context *ctx, uint32_t bits, size_t n,
                                const uint8_t *codes, void *packed);
 ACTQ_API actq_status actq_unpack(actq_context *ctx, uint32_t bits, size_t n,

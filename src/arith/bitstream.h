@@ -15,21 +15,33 @@ ACTQ_HD size_t actq_stream_bytes(size_t n, uint32_t bits) {
   return (n / 8) * bits + ((n % 8) * bits + 7) / 8;
 }
 
+/* A unit as one little-endian word: bit k of the unit's stream is bit k of the word. Split
+ * out of the byte loops below so that vector code (CUDA) can store the word whole. */
+ACTQ_HD uint64_t actq_pack_word(const uint32_t codes[8], size_t k, uint32_t bits) {
+  uint64_t acc = 0;
+  size_t i;
+  for (i = 0; i < k; i++) acc |= (uint64_t)codes[i] << (i * bits);
+  return acc;
+}
+
+/* Code i of a unit word. */
+ACTQ_HD uint32_t actq_unpack_code(uint64_t acc, size_t i, uint32_t bits) {
+  return (uint32_t)(acc >> (i * bits)) & ((1u << bits) - 1u);
+}
+
 /* Packs k <= 8 codes (each < 2^bits) into ceil(k*bits/8) bytes at out. */
 ACTQ_HD void actq_pack_unit(const uint32_t codes[8], size_t k, uint32_t bits, uint8_t *out) {
-  uint64_t acc = 0;
+  uint64_t acc = actq_pack_word(codes, k, bits);
   size_t i, nbytes = (k * bits + 7) / 8;
-  for (i = 0; i < k; i++) acc |= (uint64_t)codes[i] << (i * bits);
   for (i = 0; i < nbytes; i++) out[i] = (uint8_t)(acc >> (8 * i));
 }
 
 /* Unpacks k <= 8 codes from ceil(k*bits/8) bytes at in. */
 ACTQ_HD void actq_unpack_unit(const uint8_t *in, size_t k, uint32_t bits, uint32_t codes[8]) {
   uint64_t acc = 0;
-  uint32_t mask = (1u << bits) - 1u;
   size_t i, nbytes = (k * bits + 7) / 8;
   for (i = 0; i < nbytes; i++) acc |= (uint64_t)in[i] << (8 * i);
-  for (i = 0; i < k; i++) codes[i] = (uint32_t)(acc >> (i * bits)) & mask;
+  for (i = 0; i < k; i++) codes[i] = actq_unpack_code(acc, i, bits);
 }
 
 #endif /* ACTQ_ARITH_BITSTREAM_H */

@@ -1,0 +1,106 @@
+/* device_io.cuh - device loads and stores of one unit: 8 consecutive elements (f32, f16
+ * or bf16) or one packed unit word (8 codes = `bits` bytes).
+ *
+ * Values go through the shared conversions of src/arith/elem.h, so that a bf16 or f16
+ * element has the same float value (and a stored float the same bits) on every backend.
+ * The VEC forms read or write 16-byte vectors and are used only when the launcher has
+ * checked that every unit of the call is 16-byte aligned; the others work at any
+ * alignment and for partial units (k < 8).
+ */
+#ifndef ACTQ_CUDA_DEVICE_IO_CUH
+#define ACTQ_CUDA_DEVICE_IO_CUH
+
+#include <stdint.h>
+
+#include "arith/elem.h"
+#include "arith/quant.h" /* ACTQ_ARITH_F32 ... */
+#include "cuda/unroll.cuh"
+
+namespace actq_cuda_io {
+
+/* v[0..k) = elements e .. e+k-1 of x; v[k..8) = 0. */
+template <int DT, bool VEC>
+__host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, int k,
+                                          float v[8]) {
+  if constexpr (VEC) {
+    if (DT == ACTQ_ARITH_F32) {
+      const float4 *p = reinterpret_cast<const float4 *>(static_cast<const float *>(x) + e);
+      const float4 a = p[0], b = p[1];
+      v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
+      v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else {
+      const uint4 a = *reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(x) + e);
+      const uint32_t w[4] = {a.x, a.y, a.z, a.w};
+ACTQ_UNROLL
+      for (int j = 0; j < 4; j++) {
+        const uint16_t lo = (uint16_t)w[j], hi = (uint16_t)(w[j] >> 16);
+        v[2 * j] = DT == ACTQ_ARITH_F16 ? actq_f16_to_f32(lo) : actq_bf16_to_f32(lo);
+        v[2 * j + 1] = DT == ACTQ_ARITH_F16 ? actq_f16_to_f32(hi) : actq_bf16_to_f32(hi);
+      }
+    }
+  } else {
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++) v[j] = j < k ? actq_load_elem(x, DT, e + j) : 0.0f;
+  }
+}
+
+/* Elements e .. e+k-1 of y = v[0..k), rounded to nearest-even into DT. */
+template <int DT, bool VEC>
+__host__ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k,
+                                           const float v[8]) {
+  if constexpr (VEC) {
+    if (DT == ACTQ_ARITH_F32) {
+      float4 *p = reinterpret_cast<float4 *>(static_cast<float *>(y) + e);
+      p[0] = make_float4(v[0], v[1], v[2], v[3]);
+      p[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+      uint32_t w[4];
+ACTQ_UNROLL
+      for (int j = 0; j < 4; j++) {
+        const uint32_t lo = DT == ACTQ_ARITH_F16 ? actq_f32_to_f16(v[2 * j]) : actq_f32_to_bf16(v[2 * j]);
+        const uint32_t hi = DT == ACTQ_ARITH_F16 ? actq_f32_to_f16(v[2 * j + 1])
+                                                 : actq_f32_to_bf16(v[2 * j + 1]);
+        w[j] = lo | (hi << 16);
+      }
+      *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(y) + e) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  } else {
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++)
+      if (j < k) actq_store_elem(y, DT, e + j, v[j]);
+  }
+}
+
+/* The nbytes (<= 8) low bytes of word, little-endian, at out: one store when out is
+ * aligned for a 2-, 4- or 8-byte word of exactly that size, bytes otherwise. */
+__host__ __device__ __forceinline__ void store_word(uint8_t *out, uint64_t word, uint32_t nbytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(out);
+  if (nbytes == 8 && (a & 7) == 0) {
+    *reinterpret_cast<uint64_t *>(out) = word;
+  } else if (nbytes == 4 && (a & 3) == 0) {
+    *reinterpret_cast<uint32_t *>(out) = (uint32_t)word;
+  } else if (nbytes == 2 && (a & 1) == 0) {
+    *reinterpret_cast<uint16_t *>(out) = (uint16_t)word;
+  } else {
+ACTQ_UNROLL
+    for (uint32_t i = 0; i < 8; i++)
+      if (i < nbytes) out[i] = (uint8_t)(word >> (8 * i));
+  }
+}
+
+/* The word of nbytes (<= 8) little-endian bytes at in; the same cases as store_word. */
+__host__ __device__ __forceinline__ uint64_t load_word(const uint8_t *in, uint32_t nbytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(in);
+  uint64_t word = 0;
+  if (nbytes == 8 && (a & 7) == 0) return *reinterpret_cast<const uint64_t *>(in);
+  if (nbytes == 4 && (a & 3) == 0) return *reinterpret_cast<const uint32_t *>(in);
+  if (nbytes == 2 && (a & 1) == 0) return *reinterpret_cast<const uint16_t *>(in);
+ACTQ_UNROLL
+  for (uint32_t i = 0; i < 8; i++)
+    if (i < nbytes) word |= (uint64_t)in[i] << (8 * i);
+  return word;
+}
+
+} /* namespace actq_cuda_io */
+
+#endif /* ACTQ_CUDA_DEVICE_IO_CUH */

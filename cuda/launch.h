@@ -1,0 +1,16 @@
+/* launch.h - the CUDA backend's operations, each in its own file (quantize.cu, ...). */
+#ifndef ACTQ_CUDA_LAUNCH_H
+#define ACTQ_CUDA_LAUNCH_H
+
+extern "C" {
+#include "backend.h"
+}
+
+actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job);
+actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job);
+actq_status actq_cuda_pack(actq_context *ctx, uint32_t bits, size_t n, const uint8_t *codes,
+                           uint8_t *packed);
+actq_status actq_cuda_unpack(actq_context *ctx, uint32_t bits, size_t n,
+                             const uint8_t *packed, uint8_t *codes);
+
+#endif /* ACTQ_CUDA_LAUNCH_H */

@@ -1,0 +1,226 @@
+// test_unit_ops_host.cu - runs without a GPU: the per-lane code of the CUDA kernels
+// (cuda/unit_ops.cuh, compiled here for the host) walked serially in the kernels' order
+// (every group; every lane of its team; the team's minmax combined; metadata; codes)
+// must give the reference's bytes. What this cannot check (warp shuffles, CUB's block
+// reduction, the grid-stride loop, real device arithmetic) is left to the device tests.
+#include <criterion/criterion.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "cuda/unit_ops.cuh"
+
+extern "C" {
+#include "layout.h"
+#include "support/bytes_compare.h"
+#include "support/data_gen.h"
+}
+
+using namespace actq_cuda_team;
+using namespace actq_cuda_unit;
+
+namespace {
+
+template <int DT, int TEAM, int CACHE, bool FAST>
+void emulate_quantize(const quant_args &a) {
+  std::vector<float> v((size_t)TEAM * CACHE * 8);
+  for (size_t gi = 0; gi < a.grid.groups; gi++) {
+    const group_pos p = locate(a.grid, gi);
+    minmax m = minmax_identity();
+    for (int lane = 0; lane < TEAM; lane++)
+      m = minmax_op()(m, quantize_lane_scan<DT, TEAM, CACHE, FAST>(
+                             a, p, lane, reinterpret_cast<float(*)[8]>(&v[(size_t)lane * CACHE * 8])));
+    actq_group_meta g;
+    const uint32_t bits = quantize_group_meta(a, p, m, true, &g);
+    if (g.nonfinite && *a.error == 0) *a.error = ACTQ_ERR_NONFINITE;
+    for (int lane = 0; lane < TEAM; lane++)
+      quantize_lane_codes<DT, TEAM, CACHE, FAST>(
+          a, p, lane, g, bits, reinterpret_cast<const float(*)[8]>(&v[(size_t)lane * CACHE * 8]));
+  }
+}
+
+template <int DT, int TEAM, int CACHE>
+void emulate_quantize_fast(const quant_args &a, bool fast) {
+  if (fast)
+    emulate_quantize<DT, TEAM, CACHE, true>(a);
+  else
+    emulate_quantize<DT, TEAM, CACHE, false>(a);
+}
+
+// The same choice as quantize.cu's launch_dtype.
+template <int DT>
+void emulate_quantize_dtype(const quant_args &a, team_config c, bool fast) {
+  constexpr int PL = DT == ACTQ_ARITH_F32 ? 1 : 2;
+  if (c.team == ACTQ_CUDA_BLOCK) return emulate_quantize_fast<DT, ACTQ_CUDA_BLOCK, 4>(a, fast);
+  if (c.cache == 4) return emulate_quantize_fast<DT, 32, 4>(a, fast);
+  switch (c.team) {
+    case 1: emulate_quantize_fast<DT, 1, PL>(a, fast); break;
+    case 2: emulate_quantize_fast<DT, 2, PL>(a, fast); break;
+    case 4: emulate_quantize_fast<DT, 4, PL>(a, fast); break;
+    case 8: emulate_quantize_fast<DT, 8, PL>(a, fast); break;
+    case 16: emulate_quantize_fast<DT, 16, PL>(a, fast); break;
+    default: emulate_quantize_fast<DT, 32, PL>(a, fast); break;
+  }
+}
+
+template <int DT, int TEAM, bool FAST>
+void emulate_dequantize(const dequant_args &a) {
+  for (size_t gi = 0; gi < a.grid.groups; gi++)
+    for (int lane = 0; lane < TEAM; lane++) dequantize_lane<DT, TEAM, FAST>(a, locate(a.grid, gi), lane);
+}
+
+template <int DT>
+void emulate_dequantize_dtype(const dequant_args &a, int team, bool fast) {
+#define DQ(T) (fast ? emulate_dequantize<DT, T, true>(a) : emulate_dequantize<DT, T, false>(a))
+  switch (team) {
+    case 1: DQ(1); break;
+    case 2: DQ(2); break;
+    case 4: DQ(4); break;
+    case 8: DQ(8); break;
+    case 16: DQ(16); break;
+    case 32: DQ(32); break;
+    default: DQ(ACTQ_CUDA_BLOCK); break;
+  }
+#undef DQ
+}
+
+// Row tables as cuda/scratch.cu builds them.
+void rows_of(const actq_grid &gr, row_map *rm, std::vector<size_t> &off, std::vector<uint8_t> &w) {
+  rm->offsets = nullptr;
+  rm->widths = nullptr;
+  rm->bits = gr.bits;
+  rm->row_bytes = gr.row_bits ? 0 : actq_stream_bytes(gr.cols, gr.bits);
+  if (!gr.row_bits) return;
+  off.resize(gr.rows);
+  w.assign(gr.row_bits, gr.row_bits + gr.rows);
+  size_t o = 0;
+  for (size_t r = 0; r < gr.rows; r++) {
+    off[r] = o;
+    o += actq_stream_bytes(gr.cols, gr.row_bits[r]);
+  }
+  rm->offsets = off.data();
+  rm->widths = w.data();
+}
+
+const uint32_t kGroups[] = {8, 16, 24, 40, 64, 128, 136, 256, 512, 1024, 1032, 2048, 8192, 9000 / 8 * 8, 65536};
+
+}  // namespace
+
+Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
+  test_rng rng = {11};
+  char msg[512];
+  actq_context *ref = nullptr;
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
+  for (int it = 0; it < 400; it++) {
+    actq_layout l;
+    std::memset(&l, 0, sizeof l);
+    const bool big = it % 25 == 0;
+    l.group_size = kGroups[big ? 12 + rng_below(&rng, 3) : rng_below(&rng, 12)];
+    l.rows = 1 + rng_below(&rng, big ? 2 : 6);
+    l.cols = rng_below(&rng, 2) ? 8 * (1 + rng_below(&rng, 300)) : 1 + rng_below(&rng, 2500);
+    if (big) l.cols = l.group_size + rng_below(&rng, l.group_size);
+    l.bits = 1 + (uint32_t)rng_below(&rng, 8);
+    l.meta_dtype = (actq_dtype)rng_below(&rng, 3);
+    std::vector<uint8_t> rb(l.rows);
+    if (rng_below(&rng, 3) == 0) {
+      for (auto &b : rb) b = (uint8_t)(1 + rng_below(&rng, 8));
+      l.row_bits = rb.data();
+    }
+    const actq_dtype xd = (actq_dtype)rng_below(&rng, 3), yd = (actq_dtype)rng_below(&rng, 3);
+    const actq_rounding rd = (actq_rounding)rng_below(&rng, 2);
+    const uint64_t seed = rng_next(&rng), offset = rng_next(&rng);
+    const size_t n = l.rows * l.cols, xs = xd == ACTQ_F32 ? 4 : 2, ys = yd == ACTQ_F32 ? 4 : 2;
+    const size_t ms = l.meta_dtype == ACTQ_F32 ? 4 : 2;
+    size_t pbytes = 0, groups = 0;
+    cr_assert_eq(actq_layout_sizes(&l, &pbytes, &groups), ACTQ_OK);
+    // Buffers with a random misalignment of x (in elements) and of packed (in bytes).
+    const size_t sx = rng_below(&rng, 2) ? 0 : 1 + rng_below(&rng, 7), sp = rng_below(&rng, 5);
+    std::vector<unsigned char> xbuf(n * xs + 64), pr(pbytes), pg(pbytes + 8, 0xA5);
+    std::vector<unsigned char> minr(groups * ms), scr(groups * ms), ming(groups * ms), scg(groups * ms);
+    std::vector<unsigned char> yr(n * ys), ygbuf(n * ys + 64);
+    unsigned char *x = xbuf.data() + (16 - ((uintptr_t)xbuf.data() % 16)) % 16 + sx * xs;
+    fill_groups(&rng, (int)xd, x, l.rows, l.cols, l.group_size, 1);
+
+    const actq_status rst = actq_quantize(ref, &l, xd, x, rd, seed, offset, pr.data(), minr.data(), scr.data());
+    cr_assert(rst == ACTQ_OK || rst == ACTQ_ERR_NONFINITE);
+    cr_assert_eq(actq_dequantize(ref, &l, pr.data(), minr.data(), scr.data(), yd, yr.data()), ACTQ_OK);
+
+    actq_grid gr;
+    cr_assert_eq(actq_grid_from_layout(&l, &gr), ACTQ_OK);
+    std::vector<size_t> off;
+    std::vector<uint8_t> widths;
+    uint32_t error = 0;
+    quant_args a;
+    a.grid.rows = gr.rows;
+    a.grid.cols = gr.cols;
+    a.grid.group_size = gr.group_size;
+    a.grid.groups_per_row = gr.groups_per_row;
+    a.grid.groups = gr.rows * gr.groups_per_row;
+    rows_of(gr, &a.rows, off, widths);
+    a.x = x;
+    a.meta_dtype = (int)l.meta_dtype;
+    a.stochastic = rd == ACTQ_ROUND_STOCHASTIC;
+    a.seed = seed;
+    a.offset = offset;
+    a.packed = pg.data() + sp;
+    std::memmove(pg.data() + sp, pg.data() + sp, 0);
+    a.group_min = ming.data();
+    a.group_scale = scg.data();
+    a.error = &error;
+    const bool fast = l.cols % 8 == 0 && (uintptr_t)x % 16 == 0;
+    const team_config tc = team_for(l.group_size, xs);
+    if (xd == ACTQ_F32) emulate_quantize_dtype<ACTQ_ARITH_F32>(a, tc, fast);
+    else if (xd == ACTQ_F16) emulate_quantize_dtype<ACTQ_ARITH_F16>(a, tc, fast);
+    else emulate_quantize_dtype<ACTQ_ARITH_BF16>(a, tc, fast);
+
+    cr_assert_eq(error == 0 ? ACTQ_OK : (actq_status)error, rst, "case %d: status", it);
+    cr_assert(bytes_equal("packed", pg.data() + sp, pr.data(), pbytes, msg, sizeof msg),
+              "case %d G=%u b=%u rows=%zu cols=%zu x=%d fast=%d: %s", it, l.group_size, l.bits,
+              l.rows, l.cols, (int)xd, (int)fast, msg);
+    cr_assert(bytes_equal("group_min", ming.data(), minr.data(), groups * ms, msg, sizeof msg), "case %d: %s", it, msg);
+    cr_assert(bytes_equal("group_scale", scg.data(), scr.data(), groups * ms, msg, sizeof msg), "case %d: %s", it, msg);
+
+    dequant_args d;
+    d.grid = a.grid;
+    d.rows = a.rows;
+    d.packed = a.packed;
+    d.group_min = ming.data();
+    d.group_scale = scg.data();
+    d.meta_dtype = (int)l.meta_dtype;
+    unsigned char *y = ygbuf.data() + (16 - ((uintptr_t)ygbuf.data() % 16)) % 16 +
+                       (rng_below(&rng, 2) ? 0 : ys);
+    d.y = y;
+    const bool yfast = l.cols % 8 == 0 && (uintptr_t)y % 16 == 0;
+    const int team = team_for(l.group_size, 4).team;
+    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, team, yfast);
+    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_ARITH_F16>(d, team, yfast);
+    else emulate_dequantize_dtype<ACTQ_ARITH_BF16>(d, team, yfast);
+    cr_assert(bytes_equal("y", y, yr.data(), n * ys, msg, sizeof msg), "case %d: %s", it, msg);
+  }
+  actq_context_destroy(ref);
+}
+
+Test(cuda_unit_ops_host, pack_unpack_equal_reference) {
+  test_rng rng = {12};
+  char msg[512];
+  actq_context *ref = nullptr;
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
+  for (int it = 0; it < 300; it++) {
+    const uint32_t bits = 1 + (uint32_t)rng_below(&rng, 8);
+    const size_t n = 1 + rng_below(&rng, it < 50 ? 40 : 5000);
+    const size_t pbytes = actq_stream_bytes(n, bits), sc = rng_below(&rng, 9), sp = rng_below(&rng, 9);
+    std::vector<uint8_t> cbuf(n + 16), pr(pbytes), pbuf(pbytes + 16), ur(n), ubuf(n + 16);
+    uint8_t *codes = cbuf.data() + sc, *pg = pbuf.data() + sp, *ug = ubuf.data() + sc;
+    fill_codes(&rng, codes, n, bits, it % 7 == 0);
+    const actq_status rst = actq_pack(ref, bits, n, codes, pr.data());
+    actq_unpack(ref, bits, n, pr.data(), ur.data());
+    uint32_t over = 0;
+    for (size_t u = 0; u < (n + 7) / 8; u++) over |= pack_unit(bits, n, codes, pg, u);
+    for (size_t u = 0; u < (n + 7) / 8; u++) unpack_unit(bits, n, pg, ug, u);
+    cr_assert_eq(over ? ACTQ_ERR_INVALID_ARGUMENT : ACTQ_OK, rst, "case %d: status", it);
+    cr_assert(bytes_equal("packed", pg, pr.data(), pbytes, msg, sizeof msg), "case %d: %s", it, msg);
+    cr_assert(bytes_equal("codes", ug, ur.data(), n, msg, sizeof msg), "case %d: %s", it, msg);
+  }
+  actq_context_destroy(ref);
+}
