@@ -96,8 +96,10 @@ static void cuda_destroy(actq_context *ctx) {
 }
 
 static const actq_backend_ops cuda_ops = {
-    actq_cuda_quantize, actq_cuda_dequantize, actq_cuda_pack,    actq_cuda_unpack,
-    cuda_set_threads,   cuda_set_stream,      cuda_synchronize, cuda_destroy,
+    actq_cuda_quantize,       actq_cuda_dequantize,      actq_cuda_pack,
+    actq_cuda_unpack,         actq_cuda_fewbit_encode,   actq_cuda_fewbit_backward,
+    cuda_set_threads,         cuda_set_stream,           cuda_synchronize,
+    cuda_destroy,
 };
 
 extern "C" actq_status actq_cuda_context_init(actq_context *ctx) {
