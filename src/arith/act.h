@@ -188,11 +188,14 @@ ACTQ_HD float actq_act_elu(float alpha, float x) {
 }
 
 /* SELU(x) = lambda x for x > 0, lambda alpha expm1(x) otherwise; both constants as float
- * pairs (a rounded float constant alone costs up to 0.5 ulp) */
+ * pairs (a rounded float constant alone costs up to 0.5 ulp). Near FLT_MAX/lambda the
+ * overflow decision follows x * lambda_hi, which can differ from the exact lambda x's in a
+ * sliver of about one ulp. */
 ACTQ_HD float actq_act_selu(float x) {
   float em = actq_expm1f(x);
   float y_neg = em * ACTQ_SELU_LAMBDA_ALPHA_HI + em * ACTQ_SELU_LAMBDA_ALPHA_LO;
   float y_pos = x * ACTQ_SELU_LAMBDA_HI + x * ACTQ_SELU_LAMBDA_LO;
+  y_pos = x > ACTQ_FLT_MAX ? x : y_pos; /* +Inf: Inf + (-Inf) otherwise */
   return x > 0.0f ? y_pos : y_neg;
 }
 
