@@ -242,6 +242,14 @@ static void check_accuracy(const char *name) {
       cr_expect(actq_f32_bits(lims[s]) == actq_f32_bits((float)want[s]),
                 "%s(%cInf) = %a, want %a", name, s ? '+' : '-', lims[s], want[s]);
   }
+  /* signed zeros: f(+0) = +0 where f(0) = 0; f(-0) = -0 except RELU, RELU6 (+0) */
+  if (reference(c->act, (double)c->param, 0.0) == 0.0) {
+    float yp = actq_act_forward(c->act, c->param, 0.0f);
+    float yn = actq_act_forward(c->act, c->param, -0.0f);
+    int want_neg = !(c->act == ACTQ_ACT_RELU || c->act == ACTQ_ACT_RELU6);
+    cr_expect(actq_f32_bits(yp) == 0u, "%s(+0) = %a", name, yp);
+    cr_expect(actq_f32_bits(yn) == (want_neg ? 0x80000000u : 0u), "%s(-0) = %a", name, yn);
+  }
   /* NaN in (quiet, signalling, negative) -> the canonical quiet NaN */
   static const uint32_t nans[] = {0x7fc00000u, 0x7f800001u, 0xffc12345u, 0x7fffffffu};
   for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)

@@ -317,7 +317,7 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_logsigmoid(__m256 x) {
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_elu(float alpha, __m256 x) {
   __m256 y_neg = _mm256_mul_ps(_mm256_set1_ps(alpha), actq_avx2_act_expm1(x));
-  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_setzero_ps()), x, y_neg);
+  return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_selu(__m256 x) {
@@ -327,13 +327,14 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_selu(__m256 x) {
   __m256 y_pos = _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(ACTQ_SELU_LAMBDA_HI)),
                                _mm256_mul_ps(x, _mm256_set1_ps(ACTQ_SELU_LAMBDA_LO)));
   y_pos = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_FLT_MAX)), x, y_pos);
-  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_setzero_ps()), y_pos, y_neg);
+  __m256 y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_setzero_ps()), y_pos, y_neg);
+  return actq_avx2_act_sel(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ), x, y);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_celu(float alpha_s, __m256 x) {
   __m256 alpha = _mm256_set1_ps(alpha_s);
   __m256 y_neg = _mm256_mul_ps(alpha, actq_avx2_act_expm1(_mm256_div_ps(x, alpha)));
-  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_setzero_ps()), x, y_neg);
+  return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_mish(__m256 x) {
@@ -390,7 +391,7 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_relu6(__m256 x) {
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_leaky_relu(float slope, __m256 x) {
   __m256 y_neg = slope == 0.0f ? _mm256_set1_ps(-0.0f) : _mm256_mul_ps(_mm256_set1_ps(slope), x);
-  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_setzero_ps()), x, y_neg);
+  return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
 }
 
 /* actq_act_forward on 8 lanes: same results lane for lane */

@@ -13,8 +13,9 @@
  *   SiLU, Mish, Hardswish as x -> -Inf) the result is -0 there and wherever it rounds to
  *   zero, i.e. the sign of x * (tiny positive); Sigmoid, Softplus tend to +0.
  * - Subnormal inputs are not flushed; f(x) ~ c x near 0 keeps its subnormal results.
- * - RELU, RELU6 give +0 for -0 (max(x, 0) as vmaxps computes it); activations that are
- *   x near 0 (ELU, GELU, Tanh, ...) keep -0.
+ * - -0 in: RELU, RELU6 give +0 (max(x, 0) as vmaxps computes it); LEAKY_RELU and
+ *   the activations that are ~c x near 0 with c > 0 (GELU, SiLU, Tanh, ELU,
+ *   Mish, Softsign, ...) give -0; Sigmoid, Softplus, LogSigmoid their value at 0.
  * - Parameters: ELU/CELU alpha and Softplus beta in [2^-20, 2^20] (positive, as the ABI
  *   requires; the accuracy statement holds in that range), LeakyReLU any finite slope
  *   (slope 0 gives -0 for every x < 0, including -Inf).
@@ -181,13 +182,13 @@ ACTQ_HD float actq_act_softplus(float beta, float x) {
 /* LogSigmoid(x) = -Softplus(1, -x) */
 ACTQ_HD float actq_act_logsigmoid(float x) { return -actq_act_softplus(1.0f, -x); }
 
-/* ELU(alpha, x) = x for x > 0, alpha expm1(x) otherwise */
+/* ELU(alpha, x) = x for x >= 0, alpha expm1(x) otherwise */
 ACTQ_HD float actq_act_elu(float alpha, float x) {
   float y_neg = alpha * actq_expm1f(x);
-  return x > 0.0f ? x : y_neg;
+  return x >= 0.0f ? x : y_neg; /* >=: -0 stays -0 (expm1f(-0) is +0) */
 }
 
-/* SELU(x) = lambda x for x > 0, lambda alpha expm1(x) otherwise; both constants as float
+/* SELU(x) = lambda x for x >= 0, lambda alpha expm1(x) otherwise; both constants as float
  * pairs (a rounded float constant alone costs up to 0.5 ulp). Near FLT_MAX/lambda the
  * overflow decision follows x * lambda_hi, which can differ from the exact lambda x's in a
  * sliver of about one ulp. */
@@ -196,14 +197,15 @@ ACTQ_HD float actq_act_selu(float x) {
   float y_neg = em * ACTQ_SELU_LAMBDA_ALPHA_HI + em * ACTQ_SELU_LAMBDA_ALPHA_LO;
   float y_pos = x * ACTQ_SELU_LAMBDA_HI + x * ACTQ_SELU_LAMBDA_LO;
   y_pos = x > ACTQ_FLT_MAX ? x : y_pos; /* +Inf: Inf + (-Inf) otherwise */
-  return x > 0.0f ? y_pos : y_neg;
+  float y = x > 0.0f ? y_pos : y_neg;
+  return x == 0.0f ? x : y; /* -0: -0 * lambda_lo would make it +0 */
 }
 
 /* CELU(alpha, x) = max(0, x) + min(0, alpha expm1(x/alpha)); x/alpha is a correctly
  * rounded division (expm1's condition number on x <= 0 is at most 1) */
 ACTQ_HD float actq_act_celu(float alpha, float x) {
   float y_neg = alpha * actq_expm1f(x / alpha);
-  return x > 0.0f ? x : y_neg;
+  return x >= 0.0f ? x : y_neg;
 }
 
 /* Mish(x) = x tanh(softplus(x)) = x n/(n+2), n = u(u+2), u = e^x = 2^k (1 + p).
@@ -262,7 +264,7 @@ ACTQ_HD float actq_act_relu6(float x) {
 
 ACTQ_HD float actq_act_leaky_relu(float slope, float x) {
   float y_neg = slope == 0.0f ? -0.0f : slope * x;
-  return x > 0.0f ? x : y_neg;
+  return x >= 0.0f ? x : y_neg; /* +-0 stay themselves whatever the slope's sign */
 }
 
 /* y = f(x) for activation `act` (ACTQ_ACT_*, = fewbit_activation) with its parameter
