@@ -23,14 +23,15 @@ def fhex(v):
     return float(v).hex().replace('0x', '0x') + 'f'
 
 
-def fit(name, fn, a, b, deg, shift=0):
+def fit(name, fn, a, b, deg, shift=0, seq=1):
     """Polynomial in u = x - shift approximating fn on [a, b]; coefficients low to high.
 
     Relative-error least squares at Chebyshev nodes (close to minimax for these smooth
-    functions). The constant term is rounded to a float pair (hi, lo) and the others are
-    refitted once with it fixed, then rounded to float32 directly: the rounding of c_j
-    costs |c_j u^j| 2^-24, negligible against the constant for j >= 1 on these ranges
-    (refitting after each rounding only makes the top coefficients chase noise)."""
+    functions). The constant term is rounded to a float pair (hi, lo); the next seq - 1
+    coefficients are rounded one at a time, refitting the rest after each, and the
+    remaining ones are then rounded directly (their rounding, |c_j u^j| 2^-24, is
+    negligible; refitting after every rounding only makes the top coefficients chase
+    noise)."""
     n = 4 * (deg + 1)
     xs = [(mp.mpf(a) + b) / 2 + (mp.mpf(b) - a) / 2 * mp.cos(mp.pi * (k + mp.mpf(1) / 2) / n)
           for k in range(n)]
@@ -50,6 +51,8 @@ def fit(name, fn, a, b, deg, shift=0):
         if j == 0:  # the constant term as a float pair (hi, lo): its rounding would
             hi = mp.mpf(f32(sol[0]))  # otherwise be an error of up to 2^-25 at u = 0
             fixed.append(hi + mp.mpf(f32(sol[0] - hi)))
+        elif j < seq:
+            fixed.append(mp.mpf(f32(sol[0])))
         else:
             fixed.extend(mp.mpf(f32(c)) for c in sol)
             break
@@ -114,7 +117,7 @@ def main():
     print('/* log1p kernel R(z)/z, z = w^2, |w| <= 3 - 2 sqrt(2) */')
     fit('log1p_r', log1p_r, 0, 0.0295, 4)
     print('/* tanhshrink T(s), s = x^2 <= 1 */')
-    fit('tanhshrink_t', tanhshrink_t, 0, 1, 9)
+    fit('tanhshrink_t', tanhshrink_t, 0, 1, 9, seq=4)
     print('/* Phi central P(s), s = x^2 <= (43/64)^2 */')
     fit('phi_central', phi_central, 0, (43 / 64) ** 2, 7)
     print('/* Mills tail g(t) pieces */')

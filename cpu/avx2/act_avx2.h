@@ -261,14 +261,14 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanh(__m256 x) {
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink_t(__m256 s) {
-  __m256 p = _mm256_set1_ps(-0x1.1211f8p-16f);
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.008770p-13f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.f412d4p-12f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.6ac03ep-10f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.d2efaap-9f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.222e12p-7f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.664a74p-6f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.ba1b72p-5f));
+  __m256 p = _mm256_set1_ps(-0x1.d3cf86p-17f);
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.d1e50ap-14f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.dcd88ep-12f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.64881cp-10f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.d0f9b0p-9f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.21ff00p-7f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.66456cp-6f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.ba1b2cp-5f));
   p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.111110p-3f));
   p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.55ce66p-27f));
   return _mm256_add_ps(p, _mm256_set1_ps(0x1.555556p-2f));
