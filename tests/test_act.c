@@ -185,6 +185,7 @@ static const act_case cases[] = {
     {"celu_a1", ACTQ_ACT_CELU, 1.0f, -1.0, INF},
     {"celu_a2", ACTQ_ACT_CELU, 2.0f, -2.0, INF},
     {"celu_a0.7", ACTQ_ACT_CELU, 0.7f, -0.7f, INF},
+    {"celu_a1000", ACTQ_ACT_CELU, 1000.0f, -1000.0, INF},
     {"mish", ACTQ_ACT_MISH, 0, -0.0, INF},
     {"hardswish", ACTQ_ACT_HARDSWISH, 0, -0.0, INF},
     {"hardsigmoid", ACTQ_ACT_HARDSIGMOID, 0, 0.0, 1.0},
@@ -313,6 +314,7 @@ ACT_TESTS(celu_a0_5, "celu_a0.5")
 ACT_TESTS(celu_a1, "celu_a1")
 ACT_TESTS(celu_a2, "celu_a2")
 ACT_TESTS(celu_a0_7, "celu_a0.7")
+ACT_TESTS(celu_a1000, "celu_a1000")
 ACT_TESTS(mish, "mish")
 ACT_TESTS(hardswish, "hardswish")
 ACT_TESTS(hardsigmoid, "hardsigmoid")

@@ -334,7 +334,7 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_selu(__m256 x) {
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_celu(float alpha_s, __m256 x) {
   __m256 alpha = _mm256_set1_ps(alpha_s);
   __m256 y_neg = _mm256_mul_ps(alpha, actq_avx2_act_expm1(_mm256_div_ps(x, alpha)));
-  return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
+  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(-0x1.0p-60f)), x, y_neg);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_mish(__m256 x) {

@@ -202,10 +202,12 @@ ACTQ_HD float actq_act_selu(float x) {
 }
 
 /* CELU(alpha, x) = max(0, x) + min(0, alpha expm1(x/alpha)); x/alpha is a correctly
- * rounded division (expm1's condition number on x <= 0 is at most 1) */
+ * rounded division (expm1's condition number on x <= 0 is at most 1). Above -2^-60 the
+ * result is x (alpha expm1(x/alpha) = x (1 + x/(2 alpha) + ...)), which also avoids a
+ * subnormal, bit-poor x/alpha for alpha > 1 where the result x is still normal. */
 ACTQ_HD float actq_act_celu(float alpha, float x) {
   float y_neg = alpha * actq_expm1f(x / alpha);
-  return x >= 0.0f ? x : y_neg;
+  return x > -0x1.0p-60f ? x : y_neg;
 }
 
 /* Mish(x) = x tanh(softplus(x)) = x n/(n+2), n = u(u+2), u = e^x = 2^k (1 + p).
