@@ -1,6 +1,307 @@
-/* TEMPORARY stand-in, replaced by the real act.h */
+/* act.h - float32 forward y = f(x) of every few-bit activation (ABI.md section 4).
+ *
+ * fewbit_encode writes these y on every backend, so each function is a fixed sequence of
+ * correctly rounded float32 operations with selects for branches (act_exp.h states the
+ * rules); cpu/avx2/act_avx2.h repeats each one on 8 lanes with the same bits. Accuracy
+ * against double-precision references (tests/support/act_ref.h): within 4 ulp for every
+ * input whose result is a normal float, absolute error within 4 * 2^-149 where the exact
+ * result is subnormal. Max errors in ulp found by tools/act_scan.c, exhaustive over
+ * |x| in [2^-37, 2^33) (outside, only limits and first-order terms are computed, covered by
+ * tests/test_act.c's random and hard inputs):
+ *   GELU 2.91  GELU_TANH 2.91  SiLU 2.79  Sigmoid 2.40  Tanh 2.50  Mish 2.82
+ *   Tanhshrink 3.13  Softplus(1) 1.64, (4) 1.64, (0.7) 2.52  LogSigmoid 1.64
+ *   ELU(1) 0.85  SELU 1.86  CELU(0.7) 2.01, (2) 0.85  Hardswish 1.91
+ *   Hardsigmoid 1.00  Softsign 1.50  LeakyReLU 0.5  ReLU, ReLU6, Hardtanh exact.
+ *
+ * Conventions, the same on every backend:
+ * - NaN in -> the canonical quiet NaN 0x7fc00000 out.
+ * - The limits at +-Inf. Where an activation tends to 0 from below (GELU, GELU_TANH,
+ *   SiLU, Mish, Hardswish as x -> -Inf) the result is -0 there and wherever it rounds to
+ *   zero, i.e. the sign of x * (tiny positive); Sigmoid, Softplus tend to +0.
+ * - Subnormal inputs are not flushed; f(x) ~ c x near 0 keeps its subnormal results.
+ * - -0 in: RELU, RELU6 give +0 (max(x, 0) as vmaxps computes it); LEAKY_RELU and
+ *   the activations that are ~c x near 0 with c > 0 (GELU, SiLU, Tanh, ELU,
+ *   Mish, Softsign, ...) give -0; Sigmoid, Softplus, LogSigmoid their value at 0.
+ * - Parameters: ELU/CELU alpha and Softplus beta in [2^-20, 2^20] (positive, as the ABI
+ *   requires; the accuracy statement holds in that range), LeakyReLU any finite slope
+ *   (slope 0 gives -0 for every x < 0, including -Inf).
+ */
 #ifndef ACTQ_ARITH_ACT_H
 #define ACTQ_ARITH_ACT_H
-#include "common.h"
-ACTQ_HD float actq_act_forward(int act, float param, float x) { (void)act; (void)param; return x; }
-#endif
+
+#include "act_exp.h"
+#include "act_log.h"
+#include "act_ncdf.h"
+
+/* The activation numbers of fewbit_activation (ABI.md section 4). */
+enum {
+  ACTQ_ACT_GELU = 1, ACTQ_ACT_GELU_TANH, ACTQ_ACT_SILU, ACTQ_ACT_SIGMOID, ACTQ_ACT_TANH,
+  ACTQ_ACT_SOFTPLUS, ACTQ_ACT_ELU, ACTQ_ACT_SELU, ACTQ_ACT_CELU, ACTQ_ACT_MISH,
+  ACTQ_ACT_HARDSWISH, ACTQ_ACT_HARDSIGMOID, ACTQ_ACT_HARDTANH, ACTQ_ACT_SOFTSIGN,
+  ACTQ_ACT_LOGSIGMOID, ACTQ_ACT_TANHSHRINK, ACTQ_ACT_RELU, ACTQ_ACT_RELU6,
+  ACTQ_ACT_LEAKY_RELU, ACTQ_ACT_CUSTOM
+};
+
+/* GELU_TANH's sqrt(2/pi) (1 + 0.044715 x^2), doubled (x sigmoid(2u) = x (1 + tanh u)/2),
+ * as float pairs: C1 = 2 sqrt(2/pi), C3 = C1 * 0.044715 */
+#define ACTQ_GELU_TANH_C1_HI 0x1.988454p+0f
+#define ACTQ_GELU_TANH_C1_LO (-0x1.857936p-25f)
+#define ACTQ_GELU_TANH_C3_HI 0x1.2444f2p-4f
+#define ACTQ_GELU_TANH_C3_LO 0x1.49b16ap-29f
+/* SELU lambda and lambda * alpha as float pairs */
+#define ACTQ_SELU_LAMBDA_HI 0x1.0cfabep+0f
+#define ACTQ_SELU_LAMBDA_LO (-0x1.2adddap-25f)
+#define ACTQ_SELU_LAMBDA_ALPHA_HI 0x1.c212ccp+0f
+#define ACTQ_SELU_LAMBDA_ALPHA_LO 0x1.903c0cp-26f
+
+/* GELU(x) = x Phi(x), Phi from act_ncdf.h. The negative tail is x e^(-t^2/2) g(t) with
+ * the exp's 1 + p unrounded (actq_mul_exp's trick); it is -0 below -14.75 (the exact
+ * value is below 2^-150 from -14.357 on). The positive tail is x (1 - Q(t)). */
+ACTQ_HD float actq_act_gelu(float x) {
+  float t = actq_act_abs(x);
+  float s = x * x;
+  float y_central = x * (0.5f + x * actq_ncdf_central_p(s));
+  float tt = actq_act_min(t, ACTQ_NCDF_TAIL_MAX_F);
+  float g = actq_ncdf_tail_g(tt);
+  float lo;
+  float hi = actq_neg_half_square(tt, &lo);
+  int k;
+  float p = actq_exp_reduce(hi, lo, &k);
+  float a = x * g;
+  float y_neg = actq_scale2k(a + a * p, k);
+  float q = actq_scale2k(g + g * p, k);
+  float y_pos = x * (1.0f - q);
+  float y = x < 0.0f ? y_neg : y_pos;
+  y = t < ACTQ_NCDF_CENTRAL_MAX_F ? y_central : y;
+  return x < -ACTQ_NCDF_TAIL_MAX_F ? -0.0f : y;
+}
+
+/* GELU_TANH(x) = x sigmoid(v), v = x (C1 + C3 x^2). For x < 0 the result is ~ x e^v with
+ * |v| up to 100 before it underflows, so v is carried as a float pair (error ~2^-40 |v|):
+ * a float v would put |v| 2^-24 (up to 6 ulp) into the exponent. x > 10: x; x < -20: -0. */
+ACTQ_HD float actq_act_gelu_tanh(float x) {
+  float xc = actq_act_min(actq_act_max(x, -20.0f), 10.0f);
+  float sl, ml, wl, vl;
+  float sh = actq_act_two_prod(xc, xc, &sl);
+  float mh = actq_act_two_prod(ACTQ_GELU_TANH_C3_HI, sh, &ml);
+  ml = ml + (ACTQ_GELU_TANH_C3_HI * sl + ACTQ_GELU_TANH_C3_LO * sh);
+  float wh = actq_act_two_sum(ACTQ_GELU_TANH_C1_HI, mh, &wl);
+  wl = wl + (ml + ACTQ_GELU_TANH_C1_LO);
+  float vh = actq_act_two_prod(xc, wh, &vl);
+  vl = vl + xc * wl;
+  int neg = x < 0.0f;
+  /* e^(-|v|) = 2^k (1 + p) */
+  float ah = neg ? vh : -vh;
+  float al = neg ? vl : -vl;
+  int k;
+  float p = actq_exp_reduce(ah, al, &k);
+  float den = 1.0f + actq_scale2k(1.0f + p, k);
+  float y_neg = actq_scale2k(xc + xc * p, k) / den;
+  float y_pos = x / den;
+  float y = neg ? y_neg : y_pos;
+  y = x > 10.0f ? x : y;
+  return x < -20.0f ? -0.0f : y;
+}
+
+/* sigmoid(x): e = e^(-|x|); 1/(1+e) for x >= 0, e/(1+e) below */
+ACTQ_HD float actq_act_sigmoid(float x) {
+  int k;
+  float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
+  float e = actq_scale2k(1.0f + p, k);
+  float den = 1.0f + e;
+  return x < 0.0f ? e / den : 1.0f / den;
+}
+
+/* SiLU(x) = x sigmoid(x): x/(1+e) for x >= 0, 2^k (x + x p)/(1+e) below, so that x e^x
+ * stays accurate where e^x alone is subnormal (x < -87.3; the product is normal down to
+ * x = -82.9... and -100 has x e^x = 3.7e-42 subnormal either way). */
+ACTQ_HD float actq_act_silu(float x) {
+  int k;
+  float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
+  float den = 1.0f + actq_scale2k(1.0f + p, k);
+  float xc = actq_act_max(x, -200.0f);
+  float y_neg = actq_scale2k(xc + xc * p, k) / den;
+  return x < 0.0f ? y_neg : x / den;
+}
+
+/* tanh(x) = -expm1(-2|x|) / (2 + expm1(-2|x|)) with x's sign: no cancellation, no
+ * overflow (expm1 of a non-positive argument lies in [-1, 0]). */
+ACTQ_HD float actq_act_tanh(float x) {
+  float em = actq_expm1f(-2.0f * actq_act_abs(x));
+  return actq_act_with_sign(-em / (2.0f + em), x);
+}
+
+/* x - tanh(x) for |x| < 1: x s T(s), s = x^2, T a degree-9 fit of (x - tanh x)/x^3
+ * (tools/act_fit.py, tanhshrink_t, 2^-31.1), its constant a float pair */
+ACTQ_HD float actq_tanhshrink_t(float s) {
+  float p = -0x1.d3cf86p-17f;
+  p = p * s + 0x1.d1e50ap-14f;
+  p = p * s + -0x1.dcd88ep-12f;
+  p = p * s + 0x1.64881cp-10f;
+  p = p * s + -0x1.d0f9b0p-9f;
+  p = p * s + 0x1.21ff00p-7f;
+  p = p * s + -0x1.66456cp-6f;
+  p = p * s + 0x1.ba1b2cp-5f;
+  p = p * s + -0x1.111110p-3f;
+  p = p * s + -0x1.55ce66p-27f;
+  p = p + 0x1.555556p-2f;
+  return p;
+}
+
+/* Tanhshrink: the series for |x| < 1; above, |x| - tanh|x| = (|x| - 1) + 2e/(1+e) with
+ * e = e^(-2|x|), two non-negative terms (|x| - 1 is exact). */
+ACTQ_HD float actq_act_tanhshrink(float x) {
+  float t = actq_act_abs(x);
+  float s = x * x;
+  float y_small = x * (s * actq_tanhshrink_t(s));
+  int k;
+  float p = actq_exp_reduce(-2.0f * t, 0.0f, &k);
+  float e = actq_scale2k(1.0f + p, k);
+  float y_big = actq_act_with_sign((t - 1.0f) + (e + e) / (1.0f + e), x);
+  return t < 1.0f ? y_small : y_big;
+}
+
+/* Softplus(beta, x) = log1p(e^(beta x))/beta. t = beta x is a float pair (exact product):
+ * for t < 0 the result is ~e^t/beta, whose condition number is |t|.
+ * - t > 20: x (log1p(e^-t)/beta < 2^-26 x).
+ * - 0 < t <= 20: x + log1p(e^-t)/beta (two positive terms).
+ * - -20 <= t <= 0: log1p(e^t)/beta.
+ * - t < -20: e^t/beta = 2^k ((1+p)/beta) (log1p(u) = u to 2^-30), subnormal-safe;
+ *   t < -150: +0 (exact for beta >= 2^-20). */
+ACTQ_HD float actq_act_softplus(float beta, float x) {
+  float tl;
+  float th = actq_act_two_prod(beta, x, &tl);
+  tl = (th > -200.0f && th < 200.0f) ? tl : 0.0f; /* Inf/NaN in tl from an overflow */
+  int pos = th > 0.0f;
+  int k;
+  float p = actq_exp_reduce(-actq_act_abs(th), pos ? -tl : tl, &k);
+  float l1p = actq_log1pf_unit(actq_scale2k(1.0f + p, k));
+  float y_pos = x + l1p / beta;
+  float y_neg = l1p / beta;
+  float y_tiny = actq_scale2k((1.0f + p) / beta, k);
+  y_neg = th < -20.0f ? y_tiny : y_neg;
+  y_neg = th < -150.0f ? 0.0f : y_neg;
+  y_pos = th > 20.0f ? x : y_pos;
+  return pos ? y_pos : y_neg;
+}
+
+/* LogSigmoid(x) = -Softplus(1, -x) */
+ACTQ_HD float actq_act_logsigmoid(float x) { return -actq_act_softplus(1.0f, -x); }
+
+/* ELU(alpha, x) = x for x >= 0, alpha expm1(x) otherwise */
+ACTQ_HD float actq_act_elu(float alpha, float x) {
+  float y_neg = alpha * actq_expm1f(x);
+  return x >= 0.0f ? x : y_neg; /* >=: -0 stays -0 (expm1f(-0) is +0) */
+}
+
+/* SELU(x) = lambda x for x >= 0, lambda alpha expm1(x) otherwise; both constants as float
+ * pairs (a rounded float constant alone costs up to 0.5 ulp). Near FLT_MAX/lambda the
+ * overflow decision follows x * lambda_hi, which can differ from the exact lambda x's in a
+ * sliver of about one ulp. */
+ACTQ_HD float actq_act_selu(float x) {
+  float em = actq_expm1f(x);
+  float y_neg = em * ACTQ_SELU_LAMBDA_ALPHA_HI + em * ACTQ_SELU_LAMBDA_ALPHA_LO;
+  float y_pos = x * ACTQ_SELU_LAMBDA_HI + x * ACTQ_SELU_LAMBDA_LO;
+  y_pos = x > ACTQ_FLT_MAX ? x : y_pos; /* +Inf: Inf + (-Inf) otherwise */
+  float y = x > 0.0f ? y_pos : y_neg;
+  return x == 0.0f ? x : y; /* -0: -0 * lambda_lo would make it +0 */
+}
+
+/* CELU(alpha, x) = max(0, x) + min(0, alpha expm1(x/alpha)); x/alpha is a correctly
+ * rounded division (expm1's condition number on x <= 0 is at most 1). Above -2^-60 the
+ * result is x (alpha expm1(x/alpha) = x (1 + x/(2 alpha) + ...)), which also avoids a
+ * subnormal, bit-poor x/alpha for alpha > 1 where the result x is still normal. */
+ACTQ_HD float actq_act_celu(float alpha, float x) {
+  float y_neg = alpha * actq_expm1f(x / alpha);
+  return x > -0x1.0p-60f ? x : y_neg;
+}
+
+/* Mish(x) = x tanh(softplus(x)) = x n/(n+2), n = u(u+2), u = e^x = 2^k (1 + p).
+ * - x >= -3/4: n = 3 + e (4 + e) with e = expm1(x) = 2^k (p + 1 - 2^-k) from the same
+ *   reduction, so that n is accurate near 0 where u(u+2) would carry u's rounding; then
+ *   (x n)/(n + 2), whose n-errors are damped by 2/(n+2) < 0.65.
+ * - x < -3/4: (x u) (1 - u(u+1)/(n+2)), the correction below 0.22 and x u = 2^k (x + x p)
+ *   with e^x's 1 + p unrounded; subnormal-safe, and -0 as x -> -Inf (x is clamped at
+ *   -200, where the result has long underflowed).
+ * - x > 10: x (1 - tanh(softplus x) < 2e^-20). */
+ACTQ_HD float actq_act_mish(float x) {
+  float xc = actq_act_min(actq_act_max(x, -200.0f), 10.0f);
+  int k;
+  float p = actq_exp_reduce(xc, 0.0f, &k);
+  /* 2^-k is garbage (but defined) for k < -126, in lanes that select y_neg */
+  float em = (p + (1.0f - actq_exp2i(-k))) * actq_exp2i(k);
+  float e2 = em * (4.0f + em);
+  float y_pos = (xc * (3.0f + e2)) / (5.0f + e2);
+  float u = actq_scale2k(1.0f + p, k);
+  float d = (u + u) + u * u + 2.0f;
+  float xu = actq_scale2k(xc + xc * p, k);
+  float y_neg = xu * (1.0f - (u * (u + 1.0f)) / d);
+  float y = x < -0.75f ? y_neg : y_pos;
+  return x > 10.0f ? x : y;
+}
+
+/* Hardswish(x) = x relu6(x+3)/6, rounded as written ((x * c) / 6); x for x >= 3 (no
+ * overflow of x * 6), -0 for x <= -3 (no -Inf * 0) */
+ACTQ_HD float actq_act_hardswish(float x) {
+  float c = actq_act_min(actq_act_max(x + 3.0f, 0.0f), 6.0f);
+  float y = (x * c) / 6.0f;
+  y = x >= 3.0f ? x : y;
+  return x <= -3.0f ? -0.0f : y;
+}
+
+ACTQ_HD float actq_act_hardsigmoid(float x) {
+  return actq_act_min(actq_act_max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+}
+
+ACTQ_HD float actq_act_hardtanh(float x) {
+  return actq_act_min(actq_act_max(x, -1.0f), 1.0f);
+}
+
+/* x/(1+|x|); +-1 beyond 2^26 (where 1+|x| = |x| and Inf/Inf would be NaN) */
+ACTQ_HD float actq_act_softsign(float x) {
+  float t = actq_act_abs(x);
+  float y = x / (1.0f + t);
+  return t > 0x1.0p26f ? actq_act_with_sign(1.0f, x) : y;
+}
+
+ACTQ_HD float actq_act_relu(float x) { return actq_act_max(x, 0.0f); }
+
+ACTQ_HD float actq_act_relu6(float x) {
+  return actq_act_min(actq_act_max(x, 0.0f), 6.0f);
+}
+
+ACTQ_HD float actq_act_leaky_relu(float slope, float x) {
+  float y_neg = slope == 0.0f ? -0.0f : slope * x;
+  return x >= 0.0f ? x : y_neg; /* +-0 stay themselves whatever the slope's sign */
+}
+
+/* y = f(x) for activation `act` (ACTQ_ACT_*, = fewbit_activation) with its parameter
+ * (ignored where there is none). NaN for a NaN x, for CUSTOM and for unknown numbers. */
+ACTQ_HD float actq_act_forward(int act, float param, float x) {
+  float y;
+  switch (act) {
+  case ACTQ_ACT_GELU: y = actq_act_gelu(x); break;
+  case ACTQ_ACT_GELU_TANH: y = actq_act_gelu_tanh(x); break;
+  case ACTQ_ACT_SILU: y = actq_act_silu(x); break;
+  case ACTQ_ACT_SIGMOID: y = actq_act_sigmoid(x); break;
+  case ACTQ_ACT_TANH: y = actq_act_tanh(x); break;
+  case ACTQ_ACT_SOFTPLUS: y = actq_act_softplus(param, x); break;
+  case ACTQ_ACT_ELU: y = actq_act_elu(param, x); break;
+  case ACTQ_ACT_SELU: y = actq_act_selu(x); break;
+  case ACTQ_ACT_CELU: y = actq_act_celu(param, x); break;
+  case ACTQ_ACT_MISH: y = actq_act_mish(x); break;
+  case ACTQ_ACT_HARDSWISH: y = actq_act_hardswish(x); break;
+  case ACTQ_ACT_HARDSIGMOID: y = actq_act_hardsigmoid(x); break;
+  case ACTQ_ACT_HARDTANH: y = actq_act_hardtanh(x); break;
+  case ACTQ_ACT_SOFTSIGN: y = actq_act_softsign(x); break;
+  case ACTQ_ACT_LOGSIGMOID: y = actq_act_logsigmoid(x); break;
+  case ACTQ_ACT_TANHSHRINK: y = actq_act_tanhshrink(x); break;
+  case ACTQ_ACT_RELU: y = actq_act_relu(x); break;
+  case ACTQ_ACT_RELU6: y = actq_act_relu6(x); break;
+  case ACTQ_ACT_LEAKY_RELU: y = actq_act_leaky_relu(param, x); break;
+  default: return actq_f32_from_bits(ACTQ_F32_QNAN_BITS);
+  }
+  return x != x ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : y;
+}
+
+#endif /* ACTQ_ARITH_ACT_H */

@@ -1,0 +1,426 @@
+/* act_avx2.h - the activation forwards of src/arith/act.h on 8 float32 lanes (AVX2).
+ *
+ * Each function repeats its scalar twin in src/arith/act*.h operation for operation (a
+ * scalar `c ? a : b` is a blend, `a > b` an ordered-quiet compare, (int) a vcvttps2dq, a
+ * scalar max/min written as `a > b ? a : b` is vmaxps/vminps, which return the second
+ * operand on NaN and on equal zeros exactly like the ternary), so lane i of the result
+ * has the bits of the scalar function at lane i of the input, for every input; the test
+ * tests/test_act.c checks that over the same inputs as the accuracy test.
+ *
+ * The functions carry target("avx2") (no "fma": the compiler can then never contract a
+ * multiply and an add) and are meant to be inlined into an AVX2 kernel; callers must
+ * check the CPU first. Self-contained apart from the shared constants and tables.
+ */
+#ifndef ACTQ_CPU_AVX2_ACT_AVX2_H
+#define ACTQ_CPU_AVX2_ACT_AVX2_H
+
+#include <immintrin.h>
+
+#include "arith/act.h"
+
+#define ACTQ_AVX2_ACT_FN static inline __attribute__((target("avx2")))
+
+/* ---- lane-wise helpers ------------------------------------------------------------------ */
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_set(float v) { return _mm256_set1_ps(v); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sub(__m256 a, __m256 b) { return _mm256_sub_ps(a, b); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_div(__m256 a, __m256 b) { return _mm256_div_ps(a, b); }
+/* scalar `m ? a : b` */
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sel(__m256 m, __m256 a, __m256 b) {
+  return _mm256_blendv_ps(b, a, m);
+}
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gt(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_lt(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ge(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_le(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_abs(__m256 a) {
+  return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+}
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_with_sign(__m256 a, __m256 s) {
+  __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
+  return _mm256_or_ps(_mm256_andnot_ps(sign, a), _mm256_and_ps(s, sign));
+}
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_hi12(__m256 a) {
+  return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int)0xfffff000u)));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_two_prod(__m256 a, __m256 b, __m256 *err) {
+  __m256 p = _mm256_mul_ps(a, b);
+  __m256 ah = actq_avx2_act_hi12(a), al = _mm256_sub_ps(a, ah);
+  __m256 bh = actq_avx2_act_hi12(b), bl = _mm256_sub_ps(b, bh);
+  __m256 e = _mm256_sub_ps(_mm256_mul_ps(ah, bh), p);
+  e = _mm256_add_ps(e, _mm256_mul_ps(ah, bl));
+  e = _mm256_add_ps(e, _mm256_mul_ps(al, bh));
+  *err = _mm256_add_ps(e, _mm256_mul_ps(al, bl));
+  return p;
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_two_sum(__m256 a, __m256 b, __m256 *err) {
+  __m256 s = _mm256_add_ps(a, b);
+  __m256 bb = _mm256_sub_ps(s, a);
+  *err = _mm256_add_ps(_mm256_sub_ps(a, _mm256_sub_ps(s, bb)), _mm256_sub_ps(b, bb));
+  return s;
+}
+
+/* ---- exp kernel (act_exp.h) --------------------------------------------------------------- */
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_expm1_kernel(__m256 r) {
+  __m256 q = _mm256_set1_ps(0x1.a4e8c6p-16f);
+  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.a2bfccp-13f));
+  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.6c1412p-10f));
+  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.110fccp-7f));
+  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.555556p-5f));
+  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.555556p-3f));
+  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.0p-1f));
+  return _mm256_add_ps(r, _mm256_mul_ps(_mm256_mul_ps(r, r), q));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_exp_reduce(__m256 hi, __m256 lo, __m256i *k) {
+  __m256 h = _mm256_max_ps(hi, _mm256_set1_ps(ACTQ_EXP_ARG_MIN_F));
+  h = _mm256_min_ps(h, _mm256_set1_ps(ACTQ_EXP_ARG_MAX_F));
+  __m256 magic = _mm256_set1_ps(ACTQ_ROUND_MAGIC_F);
+  __m256 kf = _mm256_sub_ps(
+      _mm256_add_ps(_mm256_mul_ps(h, _mm256_set1_ps(ACTQ_LOG2E_F)), magic), magic);
+  __m256 r = _mm256_sub_ps(h, _mm256_mul_ps(kf, _mm256_set1_ps(ACTQ_LN2_HI_F)));
+  r = _mm256_sub_ps(r, _mm256_mul_ps(kf, _mm256_set1_ps(ACTQ_LN2_LO_F)));
+  r = _mm256_add_ps(r, lo);
+  *k = _mm256_cvttps_epi32(kf);
+  return actq_avx2_act_expm1_kernel(r);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_exp2i(__m256i k) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_scale2k(__m256 y, __m256i k) {
+  __m256i k1 = _mm256_srai_epi32(k, 1);
+  __m256i k2 = _mm256_sub_epi32(k, k1);
+  return _mm256_mul_ps(_mm256_mul_ps(y, actq_avx2_act_exp2i(k1)), actq_avx2_act_exp2i(k2));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_exp(__m256 x) {
+  __m256i k;
+  __m256 p = actq_avx2_act_exp_reduce(x, _mm256_setzero_ps(), &k);
+  return actq_avx2_act_scale2k(_mm256_add_ps(_mm256_set1_ps(1.0f), p), k);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_expm1(__m256 x) {
+  __m256i k;
+  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-40.0f)), _mm256_set1_ps(88.0f));
+  __m256 p = actq_avx2_act_exp_reduce(xc, _mm256_setzero_ps(), &k);
+  __m256 c = _mm256_sub_ps(_mm256_set1_ps(1.0f),
+                           actq_avx2_act_exp2i(_mm256_sub_epi32(_mm256_setzero_si256(), k)));
+  return _mm256_mul_ps(_mm256_add_ps(p, c), actq_avx2_act_exp2i(k));
+}
+
+/* ---- log1p on [0, 1] (act_log.h) ----------------------------------------------------------- */
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
+  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+  __m256 s = _mm256_add_ps(one, u);
+  __m256 e = _mm256_sub_ps(u, _mm256_sub_ps(s, one));
+  __m256 big = actq_avx2_act_gt(s, _mm256_set1_ps(ACTQ_SQRT2_F));
+  __m256 m = actq_avx2_act_sel(big, _mm256_mul_ps(s, half), s);
+  __m256 eh = actq_avx2_act_sel(big, _mm256_mul_ps(e, half), e);
+  __m256 jf = actq_avx2_act_sel(big, one, _mm256_setzero_ps());
+  __m256 f = _mm256_sub_ps(m, one);
+  __m256 w = _mm256_div_ps(f, _mm256_add_ps(_mm256_set1_ps(2.0f), f));
+  __m256 z = _mm256_mul_ps(w, w);
+  __m256 r1 = _mm256_set1_ps(0x1.8c9840p-3f);
+  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.c67a3cp-3f));
+  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.249326p-2f));
+  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.999998p-2f));
+  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.555556p-1f));
+  __m256 r = _mm256_mul_ps(z, r1);
+  __m256 hfsq = _mm256_mul_ps(_mm256_mul_ps(half, f), f);
+  __m256 c = _mm256_div_ps(eh, m);
+  __m256 t = _mm256_add_ps(_mm256_mul_ps(jf, _mm256_set1_ps(ACTQ_LN2_LO_LOG_F)), c);
+  t = _mm256_add_ps(_mm256_mul_ps(w, _mm256_add_ps(hfsq, r)), t);
+  t = _mm256_sub_ps(_mm256_sub_ps(hfsq, t), f);
+  return _mm256_sub_ps(_mm256_mul_ps(jf, _mm256_set1_ps(ACTQ_LN2_F)), t);
+}
+
+/* ---- normal CDF pieces (act_ncdf.h) --------------------------------------------------------- */
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_central_p(__m256 s) {
+  __m256 p = _mm256_set1_ps(-0x1.40d0c8p-25f);
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.640c18p-21f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.3ce004p-17f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.e42ad2p-14f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.374040p-10f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.46d042p-7f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.105838p-4f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.857936p-27f));
+  return _mm256_add_ps(p, _mm256_set1_ps(0x1.988454p-2f));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_tail_g(__m256 t) {
+  /* piece index = number of edges <= t; each true compare is -1 */
+  static const float edge[ACTQ_NCDF_NPIECE - 1] = {1.0f, 1.5f, 2.25f, 3.375f, 5.0f, 7.5f, 11.0f};
+  __m256i i = _mm256_setzero_si256();
+  for (int j = 0; j < ACTQ_NCDF_NPIECE - 1; j++)
+    i = _mm256_sub_epi32(i, _mm256_castps_si256(actq_avx2_act_ge(t, _mm256_set1_ps(edge[j]))));
+  __m256 u = _mm256_sub_ps(t, _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_mid_host), i));
+#define ACTQ_AVX2_NCDF_C(j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_coef_host[j]), i)
+  __m256 p = ACTQ_AVX2_NCDF_C(10);
+  for (int j = 9; j >= 1; j--)
+    p = _mm256_add_ps(_mm256_mul_ps(p, u), ACTQ_AVX2_NCDF_C(j));
+  p = _mm256_add_ps(p, ACTQ_AVX2_NCDF_C(0));
+#undef ACTQ_AVX2_NCDF_C
+  return p;
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_neg_half_square(__m256 t, __m256 *lo) {
+  __m256 th = actq_avx2_act_hi12(t);
+  __m256 tl = _mm256_sub_ps(t, th);
+  __m256 mhalf = _mm256_set1_ps(-0.5f);
+  *lo = _mm256_mul_ps(mhalf, _mm256_mul_ps(tl, _mm256_add_ps(t, th)));
+  return _mm256_mul_ps(mhalf, _mm256_mul_ps(th, th));
+}
+
+/* ---- activations (act.h) ------------------------------------------------------------------ */
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu(__m256 x) {
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 t = actq_avx2_act_abs(x);
+  __m256 s = _mm256_mul_ps(x, x);
+  __m256 y_central = _mm256_mul_ps(
+      x, _mm256_add_ps(_mm256_set1_ps(0.5f), _mm256_mul_ps(x, actq_avx2_act_ncdf_central_p(s))));
+  __m256 tt = _mm256_min_ps(t, _mm256_set1_ps(ACTQ_NCDF_TAIL_MAX_F));
+  __m256 g = actq_avx2_act_ncdf_tail_g(tt);
+  __m256 lo;
+  __m256 hi = actq_avx2_act_neg_half_square(tt, &lo);
+  __m256i k;
+  __m256 p = actq_avx2_act_exp_reduce(hi, lo, &k);
+  __m256 a = _mm256_mul_ps(x, g);
+  __m256 y_neg = actq_avx2_act_scale2k(_mm256_add_ps(a, _mm256_mul_ps(a, p)), k);
+  __m256 q = actq_avx2_act_scale2k(_mm256_add_ps(g, _mm256_mul_ps(g, p)), k);
+  __m256 y_pos = _mm256_mul_ps(x, _mm256_sub_ps(_mm256_set1_ps(1.0f), q));
+  __m256 y = actq_avx2_act_sel(actq_avx2_act_lt(x, zero), y_neg, y_pos);
+  y = actq_avx2_act_sel(actq_avx2_act_lt(t, _mm256_set1_ps(ACTQ_NCDF_CENTRAL_MAX_F)), y_central, y);
+  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-ACTQ_NCDF_TAIL_MAX_F)),
+                           _mm256_set1_ps(-0.0f), y);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu_tanh(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-20.0f)), _mm256_set1_ps(10.0f));
+  __m256 sl, ml, wl, vl;
+  __m256 c3h = _mm256_set1_ps(ACTQ_GELU_TANH_C3_HI);
+  __m256 sh = actq_avx2_act_two_prod(xc, xc, &sl);
+  __m256 mh = actq_avx2_act_two_prod(c3h, sh, &ml);
+  ml = _mm256_add_ps(ml, _mm256_add_ps(_mm256_mul_ps(c3h, sl),
+                                       _mm256_mul_ps(_mm256_set1_ps(ACTQ_GELU_TANH_C3_LO), sh)));
+  __m256 wh = actq_avx2_act_two_sum(_mm256_set1_ps(ACTQ_GELU_TANH_C1_HI), mh, &wl);
+  wl = _mm256_add_ps(wl, _mm256_add_ps(ml, _mm256_set1_ps(ACTQ_GELU_TANH_C1_LO)));
+  __m256 vh = actq_avx2_act_two_prod(xc, wh, &vl);
+  vl = _mm256_add_ps(vl, _mm256_mul_ps(xc, wl));
+  __m256 neg = actq_avx2_act_lt(x, _mm256_setzero_ps());
+  __m256 msign = _mm256_set1_ps(-0.0f);
+  __m256 ah = actq_avx2_act_sel(neg, vh, _mm256_xor_ps(vh, msign));
+  __m256 al = actq_avx2_act_sel(neg, vl, _mm256_xor_ps(vl, msign));
+  __m256i k;
+  __m256 p = actq_avx2_act_exp_reduce(ah, al, &k);
+  __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
+  __m256 y_neg = _mm256_div_ps(actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), den);
+  __m256 y_pos = _mm256_div_ps(x, den);
+  __m256 y = actq_avx2_act_sel(neg, y_neg, y_pos);
+  y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(10.0f)), x, y);
+  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-20.0f)), msign, y);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sigmoid(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256i k;
+  __m256 a = _mm256_xor_ps(actq_avx2_act_abs(x), _mm256_set1_ps(-0.0f));
+  __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
+  __m256 e = actq_avx2_act_scale2k(_mm256_add_ps(one, p), k);
+  __m256 den = _mm256_add_ps(one, e);
+  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), _mm256_div_ps(e, den),
+                           _mm256_div_ps(one, den));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_silu(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256i k;
+  __m256 a = _mm256_xor_ps(actq_avx2_act_abs(x), _mm256_set1_ps(-0.0f));
+  __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
+  __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
+  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(-200.0f));
+  __m256 y_neg = _mm256_div_ps(actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), den);
+  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, _mm256_div_ps(x, den));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanh(__m256 x) {
+  __m256 em = actq_avx2_act_expm1(_mm256_mul_ps(_mm256_set1_ps(-2.0f), actq_avx2_act_abs(x)));
+  __m256 y = _mm256_div_ps(_mm256_xor_ps(em, _mm256_set1_ps(-0.0f)),
+                           _mm256_add_ps(_mm256_set1_ps(2.0f), em));
+  return actq_avx2_act_with_sign(y, x);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink_t(__m256 s) {
+  __m256 p = _mm256_set1_ps(-0x1.d3cf86p-17f);
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.d1e50ap-14f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.dcd88ep-12f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.64881cp-10f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.d0f9b0p-9f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.21ff00p-7f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.66456cp-6f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.ba1b2cp-5f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.111110p-3f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.55ce66p-27f));
+  return _mm256_add_ps(p, _mm256_set1_ps(0x1.555556p-2f));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 t = actq_avx2_act_abs(x);
+  __m256 s = _mm256_mul_ps(x, x);
+  __m256 y_small = _mm256_mul_ps(x, _mm256_mul_ps(s, actq_avx2_act_tanhshrink_t(s)));
+  __m256i k;
+  __m256 p = actq_avx2_act_exp_reduce(_mm256_mul_ps(_mm256_set1_ps(-2.0f), t), _mm256_setzero_ps(), &k);
+  __m256 e = actq_avx2_act_scale2k(_mm256_add_ps(one, p), k);
+  __m256 y_big = actq_avx2_act_with_sign(
+      _mm256_add_ps(_mm256_sub_ps(t, one), _mm256_div_ps(_mm256_add_ps(e, e), _mm256_add_ps(one, e))), x);
+  return actq_avx2_act_sel(actq_avx2_act_lt(t, one), y_small, y_big);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_softplus(float beta_s, __m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  const __m256 msign = _mm256_set1_ps(-0.0f);
+  __m256 beta = _mm256_set1_ps(beta_s);
+  __m256 tl;
+  __m256 th = actq_avx2_act_two_prod(beta, x, &tl);
+  __m256 inr = _mm256_and_ps(actq_avx2_act_gt(th, _mm256_set1_ps(-200.0f)),
+                             actq_avx2_act_lt(th, _mm256_set1_ps(200.0f)));
+  tl = actq_avx2_act_sel(inr, tl, zero);
+  __m256 pos = actq_avx2_act_gt(th, zero);
+  __m256i k;
+  __m256 p = actq_avx2_act_exp_reduce(_mm256_xor_ps(actq_avx2_act_abs(th), msign),
+                                      actq_avx2_act_sel(pos, _mm256_xor_ps(tl, msign), tl), &k);
+  __m256 l1p = actq_avx2_act_log1p_unit(actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
+  __m256 y_pos = _mm256_add_ps(x, _mm256_div_ps(l1p, beta));
+  __m256 y_neg = _mm256_div_ps(l1p, beta);
+  __m256 y_tiny = actq_avx2_act_scale2k(_mm256_div_ps(_mm256_add_ps(one, p), beta), k);
+  y_neg = actq_avx2_act_sel(actq_avx2_act_lt(th, _mm256_set1_ps(-20.0f)), y_tiny, y_neg);
+  y_neg = actq_avx2_act_sel(actq_avx2_act_lt(th, _mm256_set1_ps(-150.0f)), zero, y_neg);
+  y_pos = actq_avx2_act_sel(actq_avx2_act_gt(th, _mm256_set1_ps(20.0f)), x, y_pos);
+  return actq_avx2_act_sel(pos, y_pos, y_neg);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_logsigmoid(__m256 x) {
+  __m256 msign = _mm256_set1_ps(-0.0f);
+  return _mm256_xor_ps(actq_avx2_act_softplus(1.0f, _mm256_xor_ps(x, msign)), msign);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_elu(float alpha, __m256 x) {
+  __m256 y_neg = _mm256_mul_ps(_mm256_set1_ps(alpha), actq_avx2_act_expm1(x));
+  return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_selu(__m256 x) {
+  __m256 em = actq_avx2_act_expm1(x);
+  __m256 y_neg = _mm256_add_ps(_mm256_mul_ps(em, _mm256_set1_ps(ACTQ_SELU_LAMBDA_ALPHA_HI)),
+                               _mm256_mul_ps(em, _mm256_set1_ps(ACTQ_SELU_LAMBDA_ALPHA_LO)));
+  __m256 y_pos = _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(ACTQ_SELU_LAMBDA_HI)),
+                               _mm256_mul_ps(x, _mm256_set1_ps(ACTQ_SELU_LAMBDA_LO)));
+  y_pos = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_FLT_MAX)), x, y_pos);
+  __m256 y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_setzero_ps()), y_pos, y_neg);
+  return actq_avx2_act_sel(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ), x, y);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_celu(float alpha_s, __m256 x) {
+  __m256 alpha = _mm256_set1_ps(alpha_s);
+  __m256 y_neg = _mm256_mul_ps(alpha, actq_avx2_act_expm1(_mm256_div_ps(x, alpha)));
+  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(-0x1.0p-60f)), x, y_neg);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_mish(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-200.0f)), _mm256_set1_ps(10.0f));
+  __m256i k;
+  __m256 p = actq_avx2_act_exp_reduce(xc, _mm256_setzero_ps(), &k);
+  __m256 c = _mm256_sub_ps(one, actq_avx2_act_exp2i(_mm256_sub_epi32(_mm256_setzero_si256(), k)));
+  __m256 em = _mm256_mul_ps(_mm256_add_ps(p, c), actq_avx2_act_exp2i(k));
+  __m256 e2 = _mm256_mul_ps(em, _mm256_add_ps(_mm256_set1_ps(4.0f), em));
+  __m256 y_pos = _mm256_div_ps(_mm256_mul_ps(xc, _mm256_add_ps(_mm256_set1_ps(3.0f), e2)),
+                               _mm256_add_ps(_mm256_set1_ps(5.0f), e2));
+  __m256 u = actq_avx2_act_scale2k(_mm256_add_ps(one, p), k);
+  __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(u, u), _mm256_mul_ps(u, u)), two);
+  __m256 xu = actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k);
+  __m256 y_neg = _mm256_mul_ps(
+      xu, _mm256_sub_ps(one, _mm256_div_ps(_mm256_mul_ps(u, _mm256_add_ps(u, one)), d)));
+  __m256 y = actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-0.75f)), y_neg, y_pos);
+  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(10.0f)), x, y);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_hardswish(__m256 x) {
+  __m256 c = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()),
+                           _mm256_set1_ps(6.0f));
+  __m256 y = _mm256_div_ps(_mm256_mul_ps(x, c), _mm256_set1_ps(6.0f));
+  y = actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_set1_ps(3.0f)), x, y);
+  return actq_avx2_act_sel(actq_avx2_act_le(x, _mm256_set1_ps(-3.0f)), _mm256_set1_ps(-0.0f), y);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_hardsigmoid(__m256 x) {
+  __m256 c = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()),
+                           _mm256_set1_ps(6.0f));
+  return _mm256_div_ps(c, _mm256_set1_ps(6.0f));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_hardtanh(__m256 x) {
+  return _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-1.0f)), _mm256_set1_ps(1.0f));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_softsign(__m256 x) {
+  __m256 t = actq_avx2_act_abs(x);
+  __m256 y = _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), t));
+  return actq_avx2_act_sel(actq_avx2_act_gt(t, _mm256_set1_ps(0x1.0p26f)),
+                           actq_avx2_act_with_sign(_mm256_set1_ps(1.0f), x), y);
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_relu(__m256 x) {
+  return _mm256_max_ps(x, _mm256_setzero_ps());
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_relu6(__m256 x) {
+  return _mm256_min_ps(_mm256_max_ps(x, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_leaky_relu(float slope, __m256 x) {
+  __m256 y_neg = slope == 0.0f ? _mm256_set1_ps(-0.0f) : _mm256_mul_ps(_mm256_set1_ps(slope), x);
+  return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
+}
+
+/* actq_act_forward on 8 lanes: same results lane for lane */
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_forward(int act, float param, __m256 x) {
+  __m256 y;
+  switch (act) {
+  case ACTQ_ACT_GELU: y = actq_avx2_act_gelu(x); break;
+  case ACTQ_ACT_GELU_TANH: y = actq_avx2_act_gelu_tanh(x); break;
+  case ACTQ_ACT_SILU: y = actq_avx2_act_silu(x); break;
+  case ACTQ_ACT_SIGMOID: y = actq_avx2_act_sigmoid(x); break;
+  case ACTQ_ACT_TANH: y = actq_avx2_act_tanh(x); break;
+  case ACTQ_ACT_SOFTPLUS: y = actq_avx2_act_softplus(param, x); break;
+  case ACTQ_ACT_ELU: y = actq_avx2_act_elu(param, x); break;
+  case ACTQ_ACT_SELU: y = actq_avx2_act_selu(x); break;
+  case ACTQ_ACT_CELU: y = actq_avx2_act_celu(param, x); break;
+  case ACTQ_ACT_MISH: y = actq_avx2_act_mish(x); break;
+  case ACTQ_ACT_HARDSWISH: y = actq_avx2_act_hardswish(x); break;
+  case ACTQ_ACT_HARDSIGMOID: y = actq_avx2_act_hardsigmoid(x); break;
+  case ACTQ_ACT_HARDTANH: y = actq_avx2_act_hardtanh(x); break;
+  case ACTQ_ACT_SOFTSIGN: y = actq_avx2_act_softsign(x); break;
+  case ACTQ_ACT_LOGSIGMOID: y = actq_avx2_act_logsigmoid(x); break;
+  case ACTQ_ACT_TANHSHRINK: y = actq_avx2_act_tanhshrink(x); break;
+  case ACTQ_ACT_RELU: y = actq_avx2_act_relu(x); break;
+  case ACTQ_ACT_RELU6: y = actq_avx2_act_relu6(x); break;
+  case ACTQ_ACT_LEAKY_RELU: y = actq_avx2_act_leaky_relu(param, x); break;
+  default: return _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS));
+  }
+  return actq_avx2_act_sel(_mm256_cmp_ps(x, x, _CMP_UNORD_Q),
+                           _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS)), y);
+}
+
+#endif /* ACTQ_CPU_AVX2_ACT_AVX2_H */
