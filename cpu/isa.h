@@ -11,7 +11,8 @@
 typedef enum actq_cpu_isa {
   ACTQ_ISA_SCALAR = 0,
   ACTQ_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C, YMM state saved by the OS */
-  ACTQ_ISA_AVX512 = 2  /* the above + AVX-512 F/BW/DQ/VL, ZMM and opmask state saved */
+  ACTQ_ISA_AVX512 = 2  /* the above + AVX-512 F/BW/DQ/VL/VBMI (Ice Lake, Zen 4 and later),
+                          ZMM and opmask state saved */
 } actq_cpu_isa;
 
 /* The best ISA this CPU and OS support (cpuid + XGETBV), cached. Thread-safe. */

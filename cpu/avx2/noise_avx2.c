@@ -2,7 +2,7 @@
  *
  * Each 64-bit lane holds one Philox instance's 32-bit word in its low half: vpmuludq then
  * yields the full 64-bit product M*c in place (low half = lo32, high half = hi32), so a
- * round costs 2 multiplies, 2 shifts and 4 xors for 4 instances, with no shuffles. The
+ * round costs 2 multiplies, 2 dword swaps and 4 xors for 4 instances. The
  * high halves of the lanes carry garbage that vpmuludq ignores. Two groups of 4 instances
  * are interleaved to hide the multiply latency. The output is the exact 128-bit Philox
  * result per block, stored as 8 little-endian 16-bit values, i.e. actq_noise_block. */
@@ -29,8 +29,10 @@ static inline void philox4_round(philox4 *p, __m256i k0, __m256i k1) {
   const __m256i m1 = _mm256_set1_epi64x(ACTQ_PHILOX_M1);
   __m256i p0 = _mm256_mul_epu32(p->c0, m0);
   __m256i p1 = _mm256_mul_epu32(p->c2, m1);
-  __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), p->c1), k0);
-  __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), p->c3), k1);
+  /* hi32 to the low half by a dword swap (port 5) rather than a shift (ports 0/1, which
+   * the multiplies need); the high half then holds garbage, which is never used */
+  __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p1, 0xb1), p->c1), k0);
+  __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p0, 0xb1), p->c3), k1);
   p->c0 = n0;
   p->c1 = p1; /* low half: lo32(M1*c2) */
   p->c2 = n2;

@@ -130,7 +130,9 @@ static inline __attribute__((always_inline)) __m256i codes8(__m256 x, const vec_
 }
 
 /* Pass 2 for elements [c, c + n) of the row (n <= CHUNK; n % 8 != 0 only at the row's
- * end). out: the chunk's first packed byte; gend: one past the group's last. */
+ * end). out: the chunk's first packed byte; gend: one past the last byte of the call's
+ * range of groups, up to which stores may overshoot (the following stores, in order,
+ * overwrite the overshoot with the right bytes). */
 static inline __attribute__((always_inline)) void quantize_chunk(
     const actq_quant_job *job, int dt, int stochastic, size_t base, size_t c, size_t n,
     uint32_t bits, const actq_group_meta *g, const vec_meta *vm, uint8_t *out,
@@ -182,14 +184,17 @@ static inline __attribute__((always_inline)) size_t quantize_groups_t(
   const actq_grid *gr = &job->grid;
   const uint32_t bits = actq_grid_row_bits(gr, r);
   const size_t base = r * gr->cols;
-  uint16_t nbuf[CHUNK + 128] __attribute__((aligned(32)));
+  uint16_t nbuf[CHUNK + 128] __attribute__((aligned(64)));
+  /* one past the range's last packed byte: stores never go beyond it, so threads working
+   * on neighbouring ranges never touch each other's bytes */
+  uint8_t *range_end = row_packed + actq_stream_bytes(actq_grid_group_end(gr, g1 - 1), bits);
   size_t nonfinite = 0, gi, c;
 
   for (gi = g0; gi < g1; gi++) {
     const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
     const size_t meta_index = r * gr->groups_per_row + gi;
     uint8_t *gout = row_packed + (c0 / 8) * bits;
-    uint8_t *gend = gout + actq_stream_bytes(c1 - c0, bits);
+    uint8_t *gend = gout + actq_stream_bytes(c1 - c0, bits); /* c0 % 8 == 0 */
     float mn, mx;
     int finite;
     actq_group_meta g;
@@ -212,7 +217,7 @@ static inline __attribute__((always_inline)) size_t quantize_groups_t(
     for (c = c0; c < c1; c += CHUNK) {
       const size_t n = c1 - c < CHUNK ? c1 - c : CHUNK;
       quantize_chunk(job, dt, stochastic, base, c, n, bits, &g, &vm,
-                     gout + ((c - c0) / 8) * bits, gend, noise_fill, nbuf);
+                     gout + ((c - c0) / 8) * bits, range_end, noise_fill, nbuf);
     }
   }
   return nonfinite;

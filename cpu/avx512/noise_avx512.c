@@ -26,8 +26,9 @@ static inline void philox8_round(philox8 *p, __m512i k0, __m512i k1) {
   __m512i p0 = _mm512_mul_epu32(p->c0, m0);
   __m512i p1 = _mm512_mul_epu32(p->c2, m1);
   /* 0x96 = a ^ b ^ c in one vpternlogq */
-  __m512i n0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), p->c1, k0, 0x96);
-  __m512i n2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), p->c3, k1, 0x96);
+  /* hi32 to the low half by a dword swap (port 5; shifts and multiplies share port 0) */
+  __m512i n0 = _mm512_ternarylogic_epi64(_mm512_shuffle_epi32(p1, _MM_PERM_CDAB), p->c1, k0, 0x96);
+  __m512i n2 = _mm512_ternarylogic_epi64(_mm512_shuffle_epi32(p0, _MM_PERM_CDAB), p->c3, k1, 0x96);
   p->c0 = n0;
   p->c1 = p1;
   p->c2 = n2;
@@ -36,8 +37,9 @@ static inline void philox8_round(philox8 *p, __m512i k0, __m512i k1) {
 
 /* Writes 8 blocks (8 x 16 bytes) in block order. */
 static inline void philox8_store(const philox8 *p, uint16_t *out) {
-  __m512i a = _mm512_mask_blend_epi32(0xaaaa, p->c0, _mm512_slli_epi64(p->c1, 32));
-  __m512i b = _mm512_mask_blend_epi32(0xaaaa, p->c2, _mm512_slli_epi64(p->c3, 32));
+  /* (c0, c1) and (c2, c3) word pairs per lane: the odd dwords from a dword swap */
+  __m512i a = _mm512_mask_shuffle_epi32(p->c0, 0xaaaa, p->c1, _MM_PERM_CDAB);
+  __m512i b = _mm512_mask_shuffle_epi32(p->c2, 0xaaaa, p->c3, _MM_PERM_CDAB);
   __m512i even = _mm512_unpacklo_epi64(a, b); /* blocks 0 | 2 | 4 | 6 */
   __m512i odd = _mm512_unpackhi_epi64(a, b);  /* blocks 1 | 3 | 5 | 7 */
   const __m512i lo_idx = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
