@@ -232,8 +232,8 @@ Test(isa_equivalence, mixed_widths_and_seeds) {
 Test(isa_equivalence, large_groups_and_many_rows) {
   int i;
   rng_state = 3;
-  for (i = 0; i < 30; i++) {
-    size_t rows = 20 + rnd_below(60), cols = 1000 + rnd_below(5000);
+  for (i = 0; i < 30; i++) { /* 2^17+ elements: the driver splits these across threads */
+    size_t rows = 40 + rnd_below(60), cols = 3000 + rnd_below(5000);
     uint32_t g = 8 * (1 + (uint32_t)rnd_below(512));
     check_case(rows, cols, g, 1 + (uint32_t)rnd_below(8), (int)(rnd() & 1),
                (actq_dtype)rnd_below(3), (actq_dtype)rnd_below(3), (actq_rounding)rnd_below(2),
@@ -295,7 +295,7 @@ Test(isa_equivalence, dequantize_arbitrary_metadata) {
 
 /* pack/unpack: odd n, every width, out-of-range codes reported and masked identically. */
 Test(isa_equivalence, pack_unpack) {
-  static const size_t ns[] = {1, 7, 8, 9, 31, 32, 33, 63, 255, 257, 1000, 4097, 100003};
+  static const size_t ns[] = {1, 7, 8, 9, 31, 32, 33, 63, 255, 257, 1000, 4097, 100003, 1000003};
   size_t k, j, ti;
   uint32_t bits;
   rng_state = 5;

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""report.py - the benchmark table from bench_cpu's JSON output (Google Benchmark).
+
+For each kernel/dtype/width/size/threads it takes the median of the repetitions of the CPU
+backend, of its same-run traffic proxy and of the reference backend, and prints a Markdown
+table: G elem/s, GB/s moved, % of proxy, x reference and, with --peers (bench/peers.py's
+JSON), x peer. --size picks the size of the table (default: the largest measured).
+--csv writes every row (all sizes) for bench/plot.py.
+"""
+import argparse
+import collections
+import json
+import re
+import sys
+
+NAME = re.compile(r"^(\w+)/(\w+)/b(\d+)/n(\d+)/t(\d+)/(\w+)")
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    rows = collections.defaultdict(dict)
+    for b in doc["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        m = NAME.match(b["name"])
+        if not m:
+            continue
+        kernel, dt, bits, n, t, impl = m.groups()
+        key = (kernel, dt, int(bits), int(n), int(t))
+        rows[key][impl] = (b["items_per_second"], b["bytes_per_second"])
+    return doc.get("context", {}), rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--size", type=int, default=0)
+    ap.add_argument("--peers")
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    ctx, rows = load(a.json)
+    peers = {}
+    if a.peers:
+        with open(a.peers) as f:
+            for p in json.load(f)["results"]:
+                # {"kernel","dtype","bits","threads","peer","gelem_s"}
+                k = (p["kernel"], p["dtype"], p["bits"], p["threads"])
+                if k not in peers or p["gelem_s"] > peers[k][1]:
+                    peers[k] = (p["peer"], p["gelem_s"])
+    sizes = sorted({k[3] for k in rows})
+    size = a.size or sizes[-1]
+    ref = {}
+    for (kernel, dt, bits, n, t), v in rows.items():
+        if "ref" in v:
+            ref[(kernel, dt, bits, n)] = v["ref"][0]
+    if a.csv:
+        with open(a.csv, "w") as f:
+            f.write("kernel,dtype,bits,n,threads,cpu_items_s,cpu_bytes_s,proxy_items_s,proxy_bytes_s,ref_items_s\n")
+            for k in sorted(rows):
+                v = rows[k]
+                if "cpu" not in v or "proxy" not in v:
+                    continue
+                r = ref.get(k[:4], 0.0)
+                f.write("%s,%s,%d,%d,%d,%g,%g,%g,%g,%g\n" % (k + v["cpu"] + v["proxy"] + (r,)))
+    print("libactq %s, %s; size %d elements (%.0f MiB of f32)" % (
+        ctx.get("actq_version", "?"), ctx.get("actq_cpu", "?"), size, size * 4 / 2**20))
+    print()
+    print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | % of proxy | x reference | x peer |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for k in sorted(rows, key=lambda k: (["quantize", "dequantize", "pack", "unpack"].index(k[0]), k[1], k[2], k[4])):
+        kernel, dt, bits, n, t = k
+        if n != size:
+            continue
+        v = rows[k]
+        if "cpu" not in v or "proxy" not in v:
+            continue
+        cpu, cpub = v["cpu"]
+        prox = v["proxy"][0]
+        r = ref.get((kernel, dt, bits, n))
+        p = peers.get((kernel, dt, bits, t))
+        print("| %s | %s | %d | %d | %.2f | %.1f | %.2f | %.0f%% | %s | %s |" % (
+            kernel, dt, bits, t, cpu / 1e9, cpub / 1e9, prox / 1e9, 100.0 * cpu / prox,
+            "%.1f" % (cpu / r) if r else "-",
+            "%.1f (%s)" % (cpu / 1e9 / p[1], p[0]) if p else "-"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
