@@ -214,7 +214,7 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("actq_version", std::to_string(actq_version()));
   // 1 MiB f32 (L2-resident) .. 256 MiB f32
   std::vector<size_t> sizes =
-      env_list("ACTQ_BENCH_SIZES", {1u << 18, 1u << 20, 1u << 22, 1u << 24, 1u << 26});
+      env_list("ACTQ_BENCH_SIZES", {1u << 18, 1u << 20, 1u << 23, 1u << 26});
   const bool with_ref = !std::getenv("ACTQ_BENCH_REF") || std::atoi(std::getenv("ACTQ_BENCH_REF"));
   std::vector<int> threads = {1};
   if (all > 1) threads.push_back(all);

@@ -28,7 +28,11 @@ def load(path):
             continue
         kernel, dt, bits, n, t, impl = m.groups()
         key = (kernel, dt, int(bits), int(n), int(t))
-        rows[key][impl] = (b["items_per_second"], b["bytes_per_second"])
+        # items/s on CPU time too: on a shared machine a 1-thread run that is descheduled
+        # loses wall time that CPU time does not count (only meaningful for 1 thread:
+        # Google Benchmark's CPU time is the main thread's)
+        cpu_rate = b["items_per_second"] * b["real_time"] / b["cpu_time"] if b["cpu_time"] else 0.0
+        rows[key][impl] = (b["items_per_second"], b["bytes_per_second"], cpu_rate)
     return doc.get("context", {}), rows
 
 
@@ -62,12 +66,12 @@ def main():
                 if "cpu" not in v or "proxy" not in v:
                     continue
                 r = ref.get(k[:4], 0.0)
-                f.write("%s,%s,%d,%d,%d,%g,%g,%g,%g,%g\n" % (k + v["cpu"] + v["proxy"] + (r,)))
+                f.write("%s,%s,%d,%d,%d,%g,%g,%g,%g,%g\n" % (k + v["cpu"][:2] + v["proxy"][:2] + (r,)))
     print("libactq %s, %s; size %d elements (%.0f MiB of f32)" % (
         ctx.get("actq_version", "?"), ctx.get("actq_cpu", "?"), size, size * 4 / 2**20))
     print()
-    print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | % of proxy | x reference | x peer |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | % of proxy | % of proxy, CPU time (1 thread) | x reference | x peer |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k in sorted(rows, key=lambda k: (["quantize", "dequantize", "pack", "unpack"].index(k[0]), k[1], k[2], k[4])):
         kernel, dt, bits, n, t = k
         if n != size:
@@ -75,12 +79,13 @@ def main():
         v = rows[k]
         if "cpu" not in v or "proxy" not in v:
             continue
-        cpu, cpub = v["cpu"]
-        prox = v["proxy"][0]
+        cpu, cpub, cpu_c = v["cpu"]
+        prox, _, prox_c = v["proxy"]
         r = ref.get((kernel, dt, bits, n))
         p = peers.get((kernel, dt, bits, t))
-        print("| %s | %s | %d | %d | %.2f | %.1f | %.2f | %.0f%% | %s | %s |" % (
+        print("| %s | %s | %d | %d | %.2f | %.1f | %.2f | %.0f%% | %s | %s | %s |" % (
             kernel, dt, bits, t, cpu / 1e9, cpub / 1e9, prox / 1e9, 100.0 * cpu / prox,
+            "%.0f%%" % (100.0 * cpu_c / prox_c) if t == 1 and prox_c else "-",
             "%.1f" % (cpu / r) if r else "-",
             "%.1f (%s)" % (cpu / 1e9 / p[1], p[0]) if p else "-"))
     return 0
