@@ -12,6 +12,7 @@
 #include "arith/quant.h"
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
+#include "cpu/prefetch.h"
 #include "cpu/ref/ref.h"
 
 static inline __attribute__((always_inline)) void store8(void *y, int dt, size_t i, __m256 v) {
@@ -51,6 +52,8 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
     }
     vm = _mm256_set1_ps(m);
     vs = _mm256_set1_ps(s);
+    if (in + ACTQ_PREFETCH_BYTES < row_end) /* a group's codes are at most 1 KiB at G=1024 */
+      _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES, _MM_HINT_T0);
     for (c = c0; c + 8 <= c1; c += 8) {
       __m256i q = actq_avx2_unpack_unit(in, bits, in + 8 <= row_end);
       store8(job->y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm));
