@@ -17,8 +17,8 @@ typedef void (*actq_noise_fill_fn)(uint64_t seed, uint64_t offset, uint64_t bloc
 void actq_avx2_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
                           uint16_t *out);
 
-/* The fused quantize kernel with a chosen noise generator (the only part that AVX-512
- * speeds up measurably; see docs/bench-cpu.md). */
+/* The fused quantize kernel with a chosen noise generator (any actq_noise_fill_fn gives
+ * the same bytes; the AVX-512 table has its own, wider quantize kernel). */
 size_t actq_avx2_quantize_groups_with(const actq_quant_job *job, size_t r, size_t g0,
                                       size_t g1, uint8_t *row_packed,
                                       actq_noise_fill_fn noise_fill);
