@@ -149,3 +149,49 @@ Test(encode, bad_input) {
   cr_assert_eq(fewbit_encode(ctx, &bad, 4, ACTQ_F32, x, NULL, codes), ACTQ_OK);
   actq_context_destroy(ctx);
 }
+
+/* y = f(x) as written by every backend equals the shared float32 forward, rounded to the
+ * dtype, for every activation (the functions' accuracy is tests/test_act.c's subject). */
+#include "arith/act.h"
+#include "fewbit/forward_double.h"
+
+Test(encode, y_is_the_shared_forward_every_activation, .timeout = 120) {
+  static const actq_dtype dts[3] = {ACTQ_F32, ACTQ_F16, ACTQ_BF16};
+  const size_t n = 4099;
+  float *xf = malloc(n * 4);
+  size_t a, d, i;
+  int b;
+  for (a = 0; a < N_ACTS; a++) {
+    fewbit_table t;
+    cr_assert_eq(fewbit_table_build(ALL_ACTS[a].act, ALL_ACTS[a].param, 3, NULL, &t), ACTQ_OK);
+    make_inputs(&t, xf, n, a);
+    xf[n - 1] = NAN;
+    for (d = 0; d < 3; d++) {
+      const size_t es = test_dtype_size(dts[d]);
+      void *x = guard_alloc(n * es), *y = guard_alloc(n * es);
+      uint8_t *codes = guard_alloc((n * 3 + 7) / 8);
+      for (i = 0; i < n; i++) test_store(x, dts[d], i, xf[i]);
+      for (b = 0; b < TEST_CPU_BACKENDS; b++) {
+        actq_context *ctx;
+        cr_assert_eq(actq_context_create(test_cpu_backends[b], &ctx), ACTQ_OK);
+        cr_assert_eq(fewbit_encode(ctx, &t, n, dts[d], x, y, codes), ACTQ_ERR_NONFINITE);
+        for (i = 0; i < n; i++) {
+          float f = actq_act_forward((int)t.activation, t.param, test_load(x, dts[d], i)), want;
+          if (f != f) f = NAN;
+          test_store(&want, dts[d], 0, f);
+          if (f != f)
+            cr_assert(test_load(y, dts[d], i) != test_load(y, dts[d], i));
+          else
+            cr_assert(memcmp((uint8_t *)y + i * es, &want, es) == 0,
+                      "act %d dtype %s backend %d x=%a", t.activation, test_dtype_name(dts[d]), b,
+                      test_load(x, dts[d], i));
+        }
+        actq_context_destroy(ctx);
+      }
+      guard_free(x);
+      guard_free(y);
+      guard_free(codes);
+    }
+  }
+  free(xf);
+}

@@ -1,0 +1,250 @@
+// bench_cpu.cpp - Google Benchmark suite of the CPU backend against its memory-traffic proxy
+// and the reference backend, all in one process and one run.
+//
+// Names: <kernel>/<dtype>/b<bits>/n<elements>/t<threads>/<impl>, impl one of
+//   proxy - traffic_proxy() moving exactly the bytes the kernel must read and write,
+//   cpu   - ACTQ_BACKEND_CPU (the ISA path it reports is printed in the context line),
+//   ref   - ACTQ_BACKEND_CPU_REFERENCE (single-threaded by design; run with t1 only).
+// quantize: stochastic rounding, groups of 256, f32 metadata; the dtype is the input's.
+// dequantize: the same layout; the dtype is the output's. pack/unpack: one row of n codes.
+// Counters: items_per_second (elements), bytes_per_second (the bytes the kernel must move).
+// bench/report.py turns the JSON output into the table (% of proxy, x reference).
+//
+// Environment: ACTQ_BENCH_SIZES="262144,67108864" (elements) overrides the sizes,
+// ACTQ_BENCH_KERNELS="quantize,pack" the kernels, ACTQ_BENCH_REF=0 skips the reference.
+#include <actq.h>
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "traffic_proxy.h"
+
+namespace {
+
+constexpr uint32_t kGroup = 256;
+
+actq_context *g_cpu = nullptr, *g_ref = nullptr;
+
+struct Data {  // inputs of one size, made once and shared by all benchmarks of that size
+  size_t n = 0;
+  std::vector<float> x_f32;
+  std::vector<uint16_t> x_bf16;
+  std::map<uint32_t, std::vector<uint8_t>> packed;  // by width, quantized from x_f32
+  std::vector<float> gmin, gscale;
+  std::vector<uint8_t> codes;
+  std::vector<uint8_t> out;  // scratch output, large enough for any kernel
+};
+std::unique_ptr<Data> g_data;
+
+Data &data_for(size_t n) {
+  if (g_data && g_data->n == n) return *g_data;
+  g_data.reset();  // one size in memory at a time
+  g_data = std::make_unique<Data>();
+  Data &d = *g_data;
+  d.n = n;
+  std::mt19937_64 rng(42);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  d.x_f32.resize(n);
+  d.x_bf16.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    float v = nd(rng);
+    d.x_f32[i] = v;
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    d.x_bf16[i] = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  }
+  d.codes.resize(n);
+  for (size_t i = 0; i < n; ++i) d.codes[i] = (uint8_t)rng();
+  size_t groups = (n + kGroup - 1) / kGroup;
+  d.gmin.resize(groups);
+  d.gscale.resize(groups);
+  d.out.resize(n * 4 + 64);
+  return d;
+}
+
+actq_layout layout_for(size_t n, uint32_t bits) {
+  actq_layout l{};
+  l.rows = 1;
+  l.cols = n;
+  l.group_size = kGroup;
+  l.bits = bits;
+  l.row_bits = nullptr;
+  l.meta_dtype = ACTQ_F32;
+  return l;
+}
+
+const std::vector<uint8_t> &packed_for(Data &d, uint32_t bits) {
+  auto it = d.packed.find(bits);
+  if (it != d.packed.end()) return it->second;
+  actq_layout l = layout_for(d.n, bits);
+  size_t pb = 0;
+  actq_layout_sizes(&l, &pb, nullptr);
+  std::vector<uint8_t> p(pb);
+  actq_context_set_threads(g_cpu, 0);
+  actq_quantize(g_cpu, &l, ACTQ_F32, d.x_f32.data(), ACTQ_ROUND_STOCHASTIC, 1, 0, p.data(),
+                d.gmin.data(), d.gscale.data());
+  return d.packed[bits] = std::move(p);
+}
+
+enum Kernel { kQuantize, kDequantize, kPack, kUnpack };
+enum Impl { kProxy, kCpu, kRef };
+const char *kernel_name[] = {"quantize", "dequantize", "pack", "unpack"};
+const char *impl_name[] = {"proxy", "cpu", "ref"};
+
+struct Case {
+  Kernel kernel;
+  actq_dtype dtype;  // input (quantize) or output (dequantize); unused by pack/unpack
+  uint32_t bits;
+  size_t n;
+  int threads;
+  Impl impl;
+};
+
+size_t packed_bytes(size_t n, uint32_t bits) { return (n / 8) * bits + ((n % 8) * bits + 7) / 8; }
+
+void run_case(benchmark::State &st, Case c) {
+  Data &d = data_for(c.n);
+  const size_t esize = c.dtype == ACTQ_F32 ? 4 : 2;
+  const size_t groups = (c.n + kGroup - 1) / kGroup, meta = 2 * groups * 4;
+  const size_t pb = packed_bytes(c.n, c.bits);
+  const void *x = c.dtype == ACTQ_F32 ? (const void *)d.x_f32.data() : d.x_bf16.data();
+  const std::vector<uint8_t> *packed = nullptr;
+  if (c.kernel == kDequantize || c.kernel == kUnpack) packed = &packed_for(d, c.bits);
+  size_t in_bytes = 0, out_bytes = 0;
+  switch (c.kernel) {
+    case kQuantize: in_bytes = c.n * esize; out_bytes = pb + meta; break;
+    case kDequantize: in_bytes = pb + meta; out_bytes = c.n * esize; break;
+    case kPack: in_bytes = c.n; out_bytes = pb; break;
+    case kUnpack: in_bytes = pb; out_bytes = c.n; break;
+  }
+  actq_context *ctx = c.impl == kRef ? g_ref : g_cpu;
+  if (c.impl == kCpu) actq_context_set_threads(g_cpu, c.threads);
+  actq_layout l = layout_for(c.n, c.bits);
+  // pack must see valid codes: mask them for this width once (kept in a copy)
+  std::vector<uint8_t> codes;
+  if (c.kernel == kPack) {
+    codes = d.codes;
+    for (auto &v : codes) v &= (uint8_t)((1u << c.bits) - 1u);
+  }
+  uint64_t seed = 7;
+  for (auto _ : st) {
+    actq_status s = ACTQ_OK;
+    if (c.impl == kProxy) {
+      // The kernel's own buffers, so that proxy and kernel see the same cache state.
+      uint64_t r = 0;
+      switch (c.kernel) {
+        case kQuantize:
+          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), pb, c.threads);
+          r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gmin.data(), meta / 2, c.threads);
+          r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gscale.data(), meta / 2, c.threads);
+          break;
+        case kDequantize:
+          r = traffic_proxy(packed->data(), pb, d.out.data(), c.n * esize, c.threads);
+          r ^= traffic_proxy((const uint8_t *)d.gmin.data(), meta / 2, nullptr, 0, c.threads);
+          r ^= traffic_proxy((const uint8_t *)d.gscale.data(), meta / 2, nullptr, 0, c.threads);
+          break;
+        case kPack: r = traffic_proxy(codes.data(), c.n, d.out.data(), pb, c.threads); break;
+        case kUnpack: r = traffic_proxy(packed->data(), pb, d.out.data(), c.n, c.threads); break;
+      }
+      benchmark::DoNotOptimize(r);
+    } else {
+      switch (c.kernel) {
+        case kQuantize:
+          s = actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_STOCHASTIC, seed++, 0, d.out.data(),
+                            d.gmin.data(), d.gscale.data());
+          break;
+        case kDequantize:
+          s = actq_dequantize(ctx, &l, packed->data(), d.gmin.data(), d.gscale.data(), c.dtype,
+                              d.out.data());
+          break;
+        case kPack: s = actq_pack(ctx, c.bits, c.n, codes.data(), d.out.data()); break;
+        case kUnpack: s = actq_unpack(ctx, c.bits, c.n, packed->data(), d.out.data()); break;
+      }
+    }
+    if (s != ACTQ_OK) {
+      st.SkipWithError(actq_status_string(s));
+      break;
+    }
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed((int64_t)st.iterations() * (int64_t)c.n);
+  st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)(in_bytes + out_bytes));
+  st.counters["threads_used"] = c.impl == kRef ? 1 : c.threads;
+}
+
+std::vector<size_t> env_list(const char *name, std::vector<size_t> dflt) {
+  const char *v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  std::vector<size_t> out;
+  std::stringstream ss(v);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) out.push_back(std::strtoull(tok.c_str(), nullptr, 10));
+  return out;
+}
+
+bool kernel_wanted(Kernel k) {
+  const char *v = std::getenv("ACTQ_BENCH_KERNELS");
+  if (!v || !*v) return true;
+  std::stringstream ss(v);
+  std::string tok;
+  while (std::getline(ss, tok, ','))
+    if (tok == kernel_name[k]) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (actq_context_create(ACTQ_BACKEND_CPU, &g_cpu) != ACTQ_OK ||
+      actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &g_ref) != ACTQ_OK) {
+    std::fprintf(stderr, "cannot create contexts\n");
+    return 1;
+  }
+  const int all = (int)std::thread::hardware_concurrency();
+  benchmark::AddCustomContext("actq_cpu", actq_context_describe(g_cpu));
+  benchmark::AddCustomContext("actq_version", std::to_string(actq_version()));
+  // 1 MiB f32 (L2-resident) .. 256 MiB f32
+  std::vector<size_t> sizes =
+      env_list("ACTQ_BENCH_SIZES", {1u << 18, 1u << 20, 1u << 23, 1u << 26});
+  const bool with_ref = !std::getenv("ACTQ_BENCH_REF") || std::atoi(std::getenv("ACTQ_BENCH_REF"));
+  std::vector<int> threads = {1};
+  if (all > 1) threads.push_back(all);
+  const uint32_t widths[] = {1, 2, 3, 4, 8};
+  for (size_t n : sizes)
+    for (int k = 0; k < 4; ++k) {
+      Kernel kern = (Kernel)k;
+      if (!kernel_wanted(kern)) continue;
+      std::vector<actq_dtype> dts = {ACTQ_F32, ACTQ_BF16};
+      if (kern == kPack || kern == kUnpack) dts = {ACTQ_F32};  // bytes in, bytes out
+      for (actq_dtype dt : dts)
+        for (uint32_t b : widths)
+          for (int t : threads)
+            for (int im = 0; im < 3; ++im) {
+              if (im == kRef && (!with_ref || t != 1)) continue;
+              Case c{kern, dt, b, n, t, (Impl)im};
+              char name[160];
+              std::snprintf(name, sizeof name, "%s/%s/b%u/n%zu/t%d/%s", kernel_name[k],
+                            kern == kPack || kern == kUnpack ? "u8"
+                            : dt == ACTQ_F32                 ? "f32"
+                                                             : "bf16",
+                            b, n, t, impl_name[im]);
+              benchmark::RegisterBenchmark(name, run_case, c)->UseRealTime()->Unit(
+                  benchmark::kMillisecond);
+            }
+    }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  actq_context_destroy(g_cpu);
+  actq_context_destroy(g_ref);
+  return 0;
+}

@@ -1,0 +1,17 @@
+/* avx512.h - the AVX-512 kernel table: the AVX2 table with quantize 16 lanes wide (its
+ * Philox generator and its code arithmetic), the one kernel where AVX-512 measured faster
+ * (docs/bench-cpu.md). */
+#ifndef ACTQ_CPU_AVX512_H
+#define ACTQ_CPU_AVX512_H
+
+#include "cpu/kernels.h"
+
+extern const actq_cpu_kernels actq_cpu_avx512_kernels;
+
+size_t actq_avx512_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
+                                   uint8_t *row_packed);
+
+void actq_avx512_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
+                            uint16_t *out);
+
+#endif /* ACTQ_CPU_AVX512_H */

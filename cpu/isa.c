@@ -1,0 +1,73 @@
+/* isa.c - cpuid + XGETBV feature detection and the ACTQ_CPU_ISA cap (see isa.h).
+ *
+ * Compiled without any ISA flags: only this check decides whether code from cpu/avx2 or
+ * cpu/avx512 may run. A CPU flag alone is not enough: the OS must also save the wider
+ * register state on context switches (XCR0), or the upper halves would be lost. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/isa.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#  include <cpuid.h>
+
+static uint64_t read_xcr0(void) {
+  uint32_t lo, hi;
+  /* xgetbv spelled as bytes-free inline asm: no -mxsave needed for this file. */
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+static actq_cpu_isa detect(void) {
+  unsigned a, b, c, d;
+  uint64_t xcr0;
+  int avx2;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return ACTQ_ISA_SCALAR;
+  /* OSXSAVE (27), AVX (28), FMA (12), F16C (29) */
+  if (!(c & (1u << 27)) || !(c & (1u << 28)) || !(c & (1u << 12)) || !(c & (1u << 29)))
+    return ACTQ_ISA_SCALAR;
+  xcr0 = read_xcr0();
+  if ((xcr0 & 0x6u) != 0x6u) return ACTQ_ISA_SCALAR; /* XMM and YMM state */
+  if (__get_cpuid_max(0, NULL) < 7) return ACTQ_ISA_SCALAR;
+  __cpuid_count(7, 0, a, b, c, d);
+  avx2 = (b & (1u << 5)) != 0;
+  if (!avx2) return ACTQ_ISA_SCALAR;
+  /* AVX-512 F (ebx 16), DQ (17), BW (30), VL (31), VBMI (ecx 1); opmask + ZMM_Hi256 +
+   * Hi16_ZMM state */
+  if ((b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31)) &&
+      (c & (1u << 1)) && (xcr0 & 0xe0u) == 0xe0u)
+    return ACTQ_ISA_AVX512;
+  return ACTQ_ISA_AVX2;
+}
+#else
+static actq_cpu_isa detect(void) { return ACTQ_ISA_SCALAR; }
+#endif
+
+static actq_cpu_isa detected_isa = ACTQ_ISA_SCALAR;
+static actq_cpu_isa selected_isa = ACTQ_ISA_SCALAR;
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+
+static void decide(void) {
+  const char *cap = getenv("ACTQ_CPU_ISA");
+  detected_isa = detect();
+  selected_isa = detected_isa;
+  if (cap) {
+    actq_cpu_isa want = detected_isa; /* unknown value: the best path, as documented */
+    if (strcmp(cap, "scalar") == 0) want = ACTQ_ISA_SCALAR;
+    else if (strcmp(cap, "avx2") == 0) want = ACTQ_ISA_AVX2;
+    else if (strcmp(cap, "avx512") == 0) want = ACTQ_ISA_AVX512;
+    if (want < selected_isa) selected_isa = want;
+  }
+}
+
+actq_cpu_isa actq_cpu_isa_detected(void) {
+  pthread_once(&isa_once, decide);
+  return detected_isa;
+}
+
+actq_cpu_isa actq_cpu_isa_selected(void) {
+  pthread_once(&isa_once, decide);
+  return selected_isa;
+}

@@ -1,0 +1,343 @@
+/* test_isa_equivalence.c - ACTQ_BACKEND_CPU equals ACTQ_BACKEND_CPU_REFERENCE byte for byte.
+ *
+ * ctest runs this binary once per ISA path (ACTQ_CPU_ISA=scalar, avx2, avx512; a path the
+ * machine lacks is capped to the best it has and the test says so). Each test draws random
+ * shapes, widths, group sizes, dtypes, seeds and offsets, plants special groups (NaN, Inf,
+ * denormals, +-FLT_MAX, constants, signed zeros, values past the f16 range), shifts every
+ * pointer to an odd byte address, and compares every output byte and the status of the CPU
+ * backend at 1, 2, 3 and 7 threads against the reference backend.
+ */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actq.h"
+#include "arith/bitstream.h"
+#include "arith/half.h"
+#include "cpu/isa.h"
+
+/* ---- deterministic random numbers ----------------------------------------------------- */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void) { /* splitmix64 */
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static size_t rnd_below(size_t n) { return (size_t)(rnd() % n); }
+static float rnd_unit(void) { return (float)(rnd() >> 40) / 16777216.0f; } /* [0,1) */
+
+/* ---- buffers at odd addresses ------------------------------------------------------------ */
+typedef struct buf {
+  uint8_t *raw;
+  uint8_t *p; /* raw + 1: odd, so that no kernel may assume any alignment */
+  size_t n;
+} buf;
+
+static buf buf_new(size_t n) {
+  buf b;
+  b.n = n;
+  b.raw = malloc(n + 64);
+  cr_assert(b.raw);
+  memset(b.raw, 0xa5, n + 64); /* a fill the kernels must overwrite, or leave outside */
+  b.p = b.raw + 1;
+  return b;
+}
+static void buf_free(buf *b) { free(b->raw); }
+
+static actq_context *ref_ctx, *cpu_ctx;
+
+static void setup(void) {
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref_ctx), ACTQ_OK);
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU, &cpu_ctx), ACTQ_OK);
+}
+static void teardown(void) {
+  actq_context_destroy(ref_ctx);
+  actq_context_destroy(cpu_ctx);
+}
+
+static const int thread_counts[] = {1, 2, 3, 7};
+
+/* ---- input values ------------------------------------------------------------------------ */
+/* A value of the kind `kind`; base/spread set the group's range. */
+static float special_value(int kind, float base, float spread) {
+  switch (kind) {
+  case 0: return base + spread * (rnd_unit() * 2.0f - 1.0f);
+  case 1: return base; /* constant group */
+  case 2: return (rnd() & 1) ? NAN : base;
+  case 3: return (rnd() & 1) ? ((rnd() & 1) ? INFINITY : -INFINITY) : base;
+  case 4: return (float)((int)rnd_below(200) - 100) * 1e-45f; /* denormals */
+  case 5: { int k = (int)rnd_below(3); return k == 0 ? FLT_MAX : k == 1 ? -FLT_MAX : base; }
+  case 6: return (rnd() & 1) ? 0.0f : -0.0f;
+  case 7: return (rnd_unit() * 2.0f - 1.0f) * 1e5f; /* beyond f16 */
+  case 8: return base + (float)rnd_below(4) * spread; /* few distinct values: ties in t */
+  default: return rnd_unit() * 3e38f * ((rnd() & 1) ? 1.0f : -1.0f); /* wide, finite */
+  }
+}
+
+static void fill_input(buf *x, actq_dtype dt, size_t rows, size_t cols, size_t group) {
+  size_t r, c;
+  for (r = 0; r < rows; r++) {
+    for (c = 0; c < cols; c += group) {
+      const size_t end = c + group < cols ? c + group : cols;
+      const int kind = rnd_below(3) ? 0 : (int)rnd_below(10);
+      const float base = (rnd_unit() * 2.0f - 1.0f) * powf(10.0f, (float)rnd_below(9) - 4.0f);
+      const float spread = rnd_unit() * fabsf(base) + 1e-3f;
+      size_t i;
+      for (i = c; i < end; i++) {
+        float v = special_value(kind, base, spread);
+        size_t at = r * cols + i;
+        if (dt == ACTQ_F32) {
+          memcpy(x->p + 4 * at, &v, 4);
+        } else {
+          uint16_t h = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+          if (rnd_below(64) == 0) h = (uint16_t)rnd(); /* any bit pattern, NaNs included */
+          memcpy(x->p + 2 * at, &h, 2);
+        }
+      }
+    }
+  }
+}
+
+static size_t dsize(actq_dtype t) { return t == ACTQ_F32 ? 4 : 2; }
+
+/* ---- one quantize + dequantize case ------------------------------------------------------ */
+static void check_case(size_t rows, size_t cols, uint32_t group, uint32_t bits, int mixed,
+                       actq_dtype xdt, actq_dtype mdt, actq_rounding rnd_mode, uint64_t seed,
+                       uint64_t offset) {
+  actq_layout lay;
+  uint8_t *row_bits = NULL;
+  size_t packed_bytes, groups, r, ti;
+  buf x, pk_ref, mn_ref, sc_ref, pk, mn, sc;
+  actq_status st_ref, st;
+  actq_dtype ydt;
+
+  if (mixed) {
+    row_bits = malloc(rows);
+    for (r = 0; r < rows; r++) row_bits[r] = (uint8_t)(1 + rnd_below(8));
+  }
+  lay.rows = rows;
+  lay.cols = cols;
+  lay.group_size = group;
+  lay.bits = bits;
+  lay.row_bits = row_bits;
+  lay.meta_dtype = mdt;
+  cr_assert_eq(actq_layout_sizes(&lay, &packed_bytes, &groups), ACTQ_OK);
+
+  x = buf_new(rows * cols * dsize(xdt));
+  fill_input(&x, xdt, rows, cols, group);
+  pk_ref = buf_new(packed_bytes);
+  mn_ref = buf_new(groups * dsize(mdt));
+  sc_ref = buf_new(groups * dsize(mdt));
+  st_ref = actq_quantize(ref_ctx, &lay, xdt, x.p, rnd_mode, seed, offset, pk_ref.p, mn_ref.p,
+                         sc_ref.p);
+  cr_assert(st_ref == ACTQ_OK || st_ref == ACTQ_ERR_NONFINITE);
+
+  for (ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
+    cr_assert_eq(actq_context_set_threads(cpu_ctx, thread_counts[ti]), ACTQ_OK);
+    pk = buf_new(packed_bytes);
+    mn = buf_new(groups * dsize(mdt));
+    sc = buf_new(groups * dsize(mdt));
+    st = actq_quantize(cpu_ctx, &lay, xdt, x.p, rnd_mode, seed, offset, pk.p, mn.p, sc.p);
+    cr_assert_eq(st, st_ref, "status %d vs %d", st, st_ref);
+    cr_assert(memcmp(pk.raw, pk_ref.raw, packed_bytes + 64) == 0,
+              "packed differs: %zux%zu G=%u b=%u mixed=%d x=%d meta=%d round=%d seed=%llu "
+              "offset=%llu threads=%d",
+              rows, cols, group, bits, mixed, xdt, mdt, rnd_mode, (unsigned long long)seed,
+              (unsigned long long)offset, thread_counts[ti]);
+    cr_assert(memcmp(mn.raw, mn_ref.raw, mn.n + 64) == 0, "group_min differs");
+    cr_assert(memcmp(sc.raw, sc_ref.raw, sc.n + 64) == 0, "group_scale differs");
+    buf_free(&pk);
+    buf_free(&mn);
+    buf_free(&sc);
+  }
+
+  /* dequantize what was stored, into every output dtype */
+  for (ydt = ACTQ_F32; ydt <= ACTQ_BF16; ydt++) {
+    buf y_ref = buf_new(rows * cols * dsize(ydt)), y;
+    cr_assert_eq(actq_dequantize(ref_ctx, &lay, pk_ref.p, mn_ref.p, sc_ref.p, ydt, y_ref.p),
+                 ACTQ_OK);
+    for (ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
+      cr_assert_eq(actq_context_set_threads(cpu_ctx, thread_counts[ti]), ACTQ_OK);
+      y = buf_new(y_ref.n);
+      cr_assert_eq(actq_dequantize(cpu_ctx, &lay, pk_ref.p, mn_ref.p, sc_ref.p, ydt, y.p),
+                   ACTQ_OK);
+      cr_assert(memcmp(y.raw, y_ref.raw, y.n + 64) == 0,
+                "dequantize differs: %zux%zu G=%u b=%u mixed=%d meta=%d y=%d threads=%d", rows,
+                cols, group, bits, mixed, mdt, ydt, thread_counts[ti]);
+      buf_free(&y);
+    }
+    buf_free(&y_ref);
+  }
+  buf_free(&x);
+  buf_free(&pk_ref);
+  buf_free(&mn_ref);
+  buf_free(&sc_ref);
+  free(row_bits);
+}
+
+static const size_t col_choices[] = {1, 7, 8, 9, 255, 257, 1000};
+static const uint32_t group_choices[] = {8, 16, 24, 64, 256, 1000, 4096};
+
+static size_t pick_cols(void) {
+  return rnd_below(4) ? col_choices[rnd_below(7)] : 1 + rnd_below(3000);
+}
+
+TestSuite(isa_equivalence, .init = setup, .fini = teardown, .timeout = 600);
+
+Test(isa_equivalence, describe_names_the_path) {
+  const char *d = actq_context_describe(cpu_ctx);
+  const char *names[] = {"scalar", "avx2", "avx512"};
+  const char *cap = getenv("ACTQ_CPU_ISA");
+  actq_cpu_isa want_isa = actq_cpu_isa_detected(); /* unset or unknown cap: the best */
+  char want[64];
+  if (cap && strcmp(cap, "scalar") == 0) want_isa = ACTQ_ISA_SCALAR;
+  if (cap && strcmp(cap, "avx2") == 0 && want_isa > ACTQ_ISA_AVX2) want_isa = ACTQ_ISA_AVX2;
+  cr_assert_eq(actq_cpu_isa_selected(), want_isa, "ACTQ_CPU_ISA=%s", cap ? cap : "(unset)");
+  snprintf(want, sizeof want, "cpu %s,", names[want_isa]);
+  cr_assert(strncmp(d, want, strlen(want)) == 0, "describe: '%s', expected '%s'", d, want);
+  cr_log_info("path under test: %s (best on this machine: %s)", d,
+              names[actq_cpu_isa_detected()]);
+}
+
+/* Every width, dtype pair and rounding on shapes drawn from the list above. */
+Test(isa_equivalence, quantize_dequantize_all_combinations) {
+  uint32_t bits;
+  int xdt, mdt, rm, rep;
+  rng_state = 1;
+  for (rep = 0; rep < 4; rep++)
+  for (bits = 1; bits <= 8; bits++)
+    for (xdt = 0; xdt < 3; xdt++)
+      for (mdt = 0; mdt < 3; mdt++)
+        for (rm = 0; rm < 2; rm++) {
+          size_t rows = 1 + rnd_below(5);
+          check_case(rows, pick_cols(), group_choices[rnd_below(7)], bits, 0, (actq_dtype)xdt,
+                     (actq_dtype)mdt, (actq_rounding)rm, rnd(), rnd());
+        }
+}
+
+/* Per-row widths and many seeds/offsets, including offsets and seeds with high bits set
+ * and flat indices that cross 2^32 in the Philox counter's low word. */
+Test(isa_equivalence, mixed_widths_and_seeds) {
+  int i;
+  rng_state = 2;
+  for (i = 0; i < 600; i++) {
+    size_t rows = 1 + rnd_below(9);
+    check_case(rows, pick_cols(), group_choices[rnd_below(7)], 1 + (uint32_t)rnd_below(8),
+               (int)(rnd() & 1), (actq_dtype)rnd_below(3), (actq_dtype)rnd_below(3),
+               (actq_rounding)rnd_below(2), rnd() >> rnd_below(64), rnd() >> rnd_below(64));
+  }
+}
+
+/* Group sizes up to 4096 (several noise chunks per group) and many groups for threads. */
+Test(isa_equivalence, large_groups_and_many_rows) {
+  int i;
+  rng_state = 3;
+  for (i = 0; i < 30; i++) { /* 2^17+ elements: the driver splits these across threads */
+    size_t rows = 40 + rnd_below(60), cols = 3000 + rnd_below(5000);
+    uint32_t g = 8 * (1 + (uint32_t)rnd_below(512));
+    check_case(rows, cols, g, 1 + (uint32_t)rnd_below(8), (int)(rnd() & 1),
+               (actq_dtype)rnd_below(3), (actq_dtype)rnd_below(3), (actq_rounding)rnd_below(2),
+               rnd(), rnd());
+  }
+}
+
+/* Dequantize of arbitrary stored bytes: random codes and metadata bit patterns (NaN, Inf,
+ * denormal, huge), for every meta and output dtype. */
+Test(isa_equivalence, dequantize_arbitrary_metadata) {
+  int i;
+  rng_state = 4;
+  for (i = 0; i < 300; i++) {
+    actq_layout lay;
+    size_t packed_bytes, groups, j, ti;
+    actq_dtype mdt = (actq_dtype)rnd_below(3), ydt = (actq_dtype)rnd_below(3);
+    buf pk, mn, sc, y_ref, y;
+    lay.rows = 1 + rnd_below(6);
+    lay.cols = pick_cols();
+    lay.group_size = group_choices[rnd_below(7)];
+    lay.bits = 1 + (uint32_t)rnd_below(8);
+    lay.row_bits = NULL;
+    lay.meta_dtype = mdt;
+    cr_assert_eq(actq_layout_sizes(&lay, &packed_bytes, &groups), ACTQ_OK);
+    pk = buf_new(packed_bytes);
+    mn = buf_new(groups * dsize(mdt));
+    sc = buf_new(groups * dsize(mdt));
+    for (j = 0; j < packed_bytes; j++) pk.p[j] = (uint8_t)rnd();
+    for (j = 0; j < groups; j++) {
+      float m = special_value((int)rnd_below(10), rnd_unit() * 100.0f - 50.0f, 1.0f);
+      float s = rnd_below(4) ? rnd_unit() * powf(10.0f, (float)rnd_below(12) - 6.0f)
+                             : special_value((int)rnd_below(10), 1.0f, 1.0f);
+      if (mdt == ACTQ_F32) {
+        memcpy(mn.p + 4 * j, &m, 4);
+        memcpy(sc.p + 4 * j, &s, 4);
+      } else {
+        uint16_t hm = mdt == ACTQ_F16 ? actq_f32_to_f16(m) : actq_f32_to_bf16(m);
+        uint16_t hs = mdt == ACTQ_F16 ? actq_f32_to_f16(s) : actq_f32_to_bf16(s);
+        if (rnd_below(16) == 0) hm = (uint16_t)rnd();
+        memcpy(mn.p + 2 * j, &hm, 2);
+        memcpy(sc.p + 2 * j, &hs, 2);
+      }
+    }
+    y_ref = buf_new(lay.rows * lay.cols * dsize(ydt));
+    cr_assert_eq(actq_dequantize(ref_ctx, &lay, pk.p, mn.p, sc.p, ydt, y_ref.p), ACTQ_OK);
+    for (ti = 0; ti < 4; ti++) {
+      actq_context_set_threads(cpu_ctx, thread_counts[ti]);
+      y = buf_new(y_ref.n);
+      cr_assert_eq(actq_dequantize(cpu_ctx, &lay, pk.p, mn.p, sc.p, ydt, y.p), ACTQ_OK);
+      cr_assert(memcmp(y.raw, y_ref.raw, y.n + 64) == 0, "dequantize (case %d) differs", i);
+      buf_free(&y);
+    }
+    buf_free(&pk);
+    buf_free(&mn);
+    buf_free(&sc);
+    buf_free(&y_ref);
+  }
+}
+
+/* pack/unpack: odd n, every width, out-of-range codes reported and masked identically. */
+Test(isa_equivalence, pack_unpack) {
+  static const size_t ns[] = {1, 7, 8, 9, 31, 32, 33, 63, 255, 257, 1000, 4097, 100003, 1000003};
+  size_t k, j, ti;
+  uint32_t bits;
+  rng_state = 5;
+  for (k = 0; k < sizeof ns / sizeof *ns; k++)
+    for (bits = 1; bits <= 8; bits++) {
+      const size_t n = ns[k], nb = actq_stream_bytes(n, bits);
+      const int bad = (int)(rnd_below(3) == 0);
+      buf codes = buf_new(n), pk_ref = buf_new(nb), out_ref = buf_new(n);
+      actq_status st_ref;
+      for (j = 0; j < n; j++) codes.p[j] = (uint8_t)(rnd() & ((1u << bits) - 1u));
+      if (bad) codes.p[rnd_below(n)] = (uint8_t)(((1u << bits) | rnd()) & 0xff);
+      if (bad && bits == 8) codes.p[0] = 0xff; /* no invalid 8-bit code exists */
+      st_ref = actq_pack(ref_ctx, bits, n, codes.p, pk_ref.p);
+      cr_assert_eq(actq_unpack(ref_ctx, bits, n, pk_ref.p, out_ref.p), ACTQ_OK);
+      for (ti = 0; ti < 4; ti++) {
+        buf pk = buf_new(nb), out = buf_new(n), rpk = buf_new(nb), rout = buf_new(n),
+            rout_ref = buf_new(n);
+        actq_context_set_threads(cpu_ctx, thread_counts[ti]);
+        cr_assert_eq(actq_pack(cpu_ctx, bits, n, codes.p, pk.p), st_ref);
+        cr_assert(memcmp(pk.raw, pk_ref.raw, nb + 64) == 0, "pack n=%zu b=%u t=%d", n, bits,
+                  thread_counts[ti]);
+        cr_assert_eq(actq_unpack(cpu_ctx, bits, n, pk_ref.p, out.p), ACTQ_OK);
+        cr_assert(memcmp(out.raw, out_ref.raw, n + 64) == 0, "unpack n=%zu b=%u", n, bits);
+        /* unpack of arbitrary bytes, unused high bits included */
+        for (j = 0; j < nb; j++) rpk.p[j] = (uint8_t)rnd();
+        cr_assert_eq(actq_unpack(ref_ctx, bits, n, rpk.p, rout_ref.p), ACTQ_OK);
+        cr_assert_eq(actq_unpack(cpu_ctx, bits, n, rpk.p, rout.p), ACTQ_OK);
+        cr_assert(memcmp(rout.raw, rout_ref.raw, n + 64) == 0, "unpack random n=%zu b=%u", n,
+                  bits);
+        buf_free(&pk);
+        buf_free(&out);
+        buf_free(&rpk);
+        buf_free(&rout);
+        buf_free(&rout_ref);
+      }
+      buf_free(&codes);
+      buf_free(&pk_ref);
+      buf_free(&out_ref);
+    }
+}
