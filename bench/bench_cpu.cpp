@@ -10,10 +10,14 @@
 // Counters: items_per_second (elements), bytes_per_second (the bytes the kernel must move).
 // bench/report.py turns the JSON output into the table (% of proxy, x reference).
 //
+// fewbit_encode (codes only), fewbit_encode_y (codes and y = GELU(x)) and fewbit_backward
+// use GELU tables of each width; the dtype is x's / the gradients'. table_build/<act>/b<bits>
+// times fewbit_table_build at the default grid.
 // Environment: ACTQ_BENCH_SIZES="262144,67108864" (elements) overrides the sizes,
 // ACTQ_BENCH_KERNELS="quantize,pack" the kernels, ACTQ_BENCH_REF=0 skips the reference.
 #include <actq.h>
 #include <benchmark/benchmark.h>
+#include <fewbit.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +46,7 @@ struct Data {  // inputs of one size, made once and shared by all benchmarks of 
   std::vector<float> gmin, gscale;
   std::vector<uint8_t> codes;
   std::vector<uint8_t> out;  // scratch output, large enough for any kernel
+  std::vector<uint8_t> out2; // a second output (the codes of fewbit_encode_y)
 };
 std::unique_ptr<Data> g_data;
 
@@ -68,6 +73,7 @@ Data &data_for(size_t n) {
   d.gmin.resize(groups);
   d.gscale.resize(groups);
   d.out.resize(n * 4 + 64);
+  d.out2.resize(n + 64);
   return d;
 }
 
@@ -95,9 +101,20 @@ const std::vector<uint8_t> &packed_for(Data &d, uint32_t bits) {
   return d.packed[bits] = std::move(p);
 }
 
-enum Kernel { kQuantize, kDequantize, kPack, kUnpack };
+enum Kernel { kQuantize, kDequantize, kPack, kUnpack, kFewEncode, kFewEncodeY, kFewBackward };
 enum Impl { kProxy, kCpu, kRef };
-const char *kernel_name[] = {"quantize", "dequantize", "pack", "unpack"};
+const char *kernel_name[] = {"quantize",      "dequantize",      "pack",           "unpack",
+                             "fewbit_encode", "fewbit_encode_y", "fewbit_backward"};
+constexpr int kKernels = 7;
+
+const fewbit_table &gelu_table(uint32_t bits) {
+  static std::map<uint32_t, fewbit_table> tables;
+  auto it = tables.find(bits);
+  if (it != tables.end()) return it->second;
+  fewbit_table t;
+  fewbit_table_build(FEWBIT_GELU, 0.0f, bits, nullptr, &t);
+  return tables[bits] = t;
+}
 const char *impl_name[] = {"proxy", "cpu", "ref"};
 
 struct Case {
@@ -119,12 +136,21 @@ void run_case(benchmark::State &st, Case c) {
   const void *x = c.dtype == ACTQ_F32 ? (const void *)d.x_f32.data() : d.x_bf16.data();
   const std::vector<uint8_t> *packed = nullptr;
   if (c.kernel == kDequantize || c.kernel == kUnpack) packed = &packed_for(d, c.bits);
+  const fewbit_table *table = c.kernel >= kFewEncode ? &gelu_table(c.bits) : nullptr;
+  std::vector<uint8_t> fcodes;  // the codes fewbit_backward reads
+  if (c.kernel == kFewBackward) {
+    fcodes.resize(pb + 8);
+    fewbit_encode(g_cpu, table, c.n, c.dtype, x, nullptr, fcodes.data());
+  }
   size_t in_bytes = 0, out_bytes = 0;
   switch (c.kernel) {
     case kQuantize: in_bytes = c.n * esize; out_bytes = pb + meta; break;
     case kDequantize: in_bytes = pb + meta; out_bytes = c.n * esize; break;
     case kPack: in_bytes = c.n; out_bytes = pb; break;
     case kUnpack: in_bytes = pb; out_bytes = c.n; break;
+    case kFewEncode: in_bytes = c.n * esize; out_bytes = pb; break;
+    case kFewEncodeY: in_bytes = c.n * esize; out_bytes = pb + c.n * esize; break;
+    case kFewBackward: in_bytes = pb + c.n * esize; out_bytes = c.n * esize; break;
   }
   actq_context *ctx = c.impl == kRef ? g_ref : g_cpu;
   if (c.impl == kCpu) actq_context_set_threads(g_cpu, c.threads);
@@ -154,6 +180,17 @@ void run_case(benchmark::State &st, Case c) {
           break;
         case kPack: r = traffic_proxy(codes.data(), c.n, d.out.data(), pb, c.threads); break;
         case kUnpack: r = traffic_proxy(packed->data(), pb, d.out.data(), c.n, c.threads); break;
+        case kFewEncode:
+          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out2.data(), pb, c.threads);
+          break;
+        case kFewEncodeY:
+          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), c.n * esize, c.threads);
+          r ^= traffic_proxy(nullptr, 0, d.out2.data(), pb, c.threads);
+          break;
+        case kFewBackward:
+          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), c.n * esize, c.threads);
+          r ^= traffic_proxy(fcodes.data(), pb, nullptr, 0, c.threads);
+          break;
       }
       benchmark::DoNotOptimize(r);
     } else {
@@ -168,6 +205,15 @@ void run_case(benchmark::State &st, Case c) {
           break;
         case kPack: s = actq_pack(ctx, c.bits, c.n, codes.data(), d.out.data()); break;
         case kUnpack: s = actq_unpack(ctx, c.bits, c.n, packed->data(), d.out.data()); break;
+        case kFewEncode:
+          s = fewbit_encode(ctx, table, c.n, c.dtype, x, nullptr, d.out2.data());
+          break;
+        case kFewEncodeY:
+          s = fewbit_encode(ctx, table, c.n, c.dtype, x, d.out.data(), d.out2.data());
+          break;
+        case kFewBackward:  // x serves as grad_out
+          s = fewbit_backward(ctx, table, c.n, fcodes.data(), c.dtype, x, d.out.data());
+          break;
       }
     }
     if (s != ACTQ_OK) {
@@ -220,7 +266,7 @@ int main(int argc, char **argv) {
   if (all > 1) threads.push_back(all);
   const uint32_t widths[] = {1, 2, 3, 4, 8};
   for (size_t n : sizes)
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < kKernels; ++k) {
       Kernel kern = (Kernel)k;
       if (!kernel_wanted(kern)) continue;
       std::vector<actq_dtype> dts = {ACTQ_F32, ACTQ_BF16};
@@ -240,6 +286,22 @@ int main(int argc, char **argv) {
               benchmark::RegisterBenchmark(name, run_case, c)->UseRealTime()->Unit(
                   benchmark::kMillisecond);
             }
+    }
+  // Table builds: the solver's time at the default grid, per width.
+  if (kernel_wanted(kFewEncode) || std::getenv("ACTQ_BENCH_TABLES"))
+    for (uint32_t b = 1; b <= 8; ++b) {
+      char name[64];
+      std::snprintf(name, sizeof name, "table_build/gelu/b%u", b);
+      benchmark::RegisterBenchmark(name, [b](benchmark::State &st) {
+        fewbit_table t;
+        for (auto _ : st) {
+          if (fewbit_table_build(FEWBIT_GELU, 0.0f, b, nullptr, &t) != ACTQ_OK) {
+            st.SkipWithError("table build failed");
+            break;
+          }
+          benchmark::DoNotOptimize(t.error);
+        }
+      })->Unit(benchmark::kMillisecond);
     }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -75,7 +75,9 @@ def main():
     print()
     print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | % of proxy | % of proxy, CPU time (1 thread) | x reference | x peer |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for k in sorted(rows, key=lambda k: (["quantize", "dequantize", "pack", "unpack"].index(k[0]), k[1], k[2], k[4])):
+    order = ["quantize", "dequantize", "pack", "unpack", "fewbit_encode", "fewbit_encode_y",
+             "fewbit_backward"]
+    for k in sorted(rows, key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1], k[2], k[4])):
         kernel, dt, bits, n, t = k
         if n != size:
             continue
@@ -91,7 +93,21 @@ def main():
             "%.0f%%" % (100.0 * cpu_c / prox_c) if t == 1 and prox_c else "-",
             "%.1f" % (cpu / r) if r else "-",
             "%.1f (%s)" % (p[1], p[0]) if p else "-"))
+    builds = [b for b in load_raw(a.json) if b["name"].startswith("table_build/")]
+    if builds:
+        print()
+        print("| table build (default grid) | ms |")
+        print("|---|---:|")
+        for b in builds:
+            print("| %s | %.1f |" % (b["name"][len("table_build/"):], b["real_time"]))
     return 0
+
+
+def load_raw(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return [b for b in doc["benchmarks"]
+            if b.get("run_type") != "aggregate" or b.get("aggregate_name") == "median"]
 
 
 if __name__ == "__main__":

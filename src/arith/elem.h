@@ -4,20 +4,29 @@
 
 #include "half.h"
 
+/* Elements are read and written through memcpy, so a buffer that is not aligned to its
+ * element type (an f32 array at an odd address) is still defined behaviour; compilers
+ * turn these into plain loads and stores. */
 ACTQ_HD float actq_load_elem(const void *base, int dtype, size_t i) {
-  if (dtype == 1) return actq_f16_to_f32(((const uint16_t *)base)[i]);
-  if (dtype == 2) return actq_bf16_to_f32(((const uint16_t *)base)[i]);
-  return ((const float *)base)[i];
+  if (dtype == 1 || dtype == 2) {
+    uint16_t h;
+    memcpy(&h, (const uint8_t *)base + 2 * i, sizeof h);
+    return dtype == 1 ? actq_f16_to_f32(h) : actq_bf16_to_f32(h);
+  } else {
+    float f;
+    memcpy(&f, (const uint8_t *)base + 4 * i, sizeof f);
+    return f;
+  }
 }
 
 /* Rounds to nearest-even into dtype. */
 ACTQ_HD void actq_store_elem(void *base, int dtype, size_t i, float v) {
-  if (dtype == 1)
-    ((uint16_t *)base)[i] = actq_f32_to_f16(v);
-  else if (dtype == 2)
-    ((uint16_t *)base)[i] = actq_f32_to_bf16(v);
-  else
-    ((float *)base)[i] = v;
+  if (dtype == 1 || dtype == 2) {
+    const uint16_t h = dtype == 1 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+    memcpy((uint8_t *)base + 2 * i, &h, sizeof h);
+  } else {
+    memcpy((uint8_t *)base + 4 * i, &v, sizeof v);
+  }
 }
 
 #endif /* ACTQ_ARITH_ELEM_H */
