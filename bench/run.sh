@@ -9,10 +9,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-bench/out}
 mkdir -p "$out"
-cmake -S "$root" -B "$root/build-bench/lib" -DCMAKE_BUILD_TYPE=Release -DACTQ_BUILD_TESTS=OFF >/dev/null
+# The CPU benchmarks need no CUDA backend (and a CUDA build takes minutes).
+cmake -S "$root" -B "$root/build-bench/lib" -DCMAKE_BUILD_TYPE=Release -DACTQ_BUILD_TESTS=OFF \
+  -DACTQ_CUDA=OFF -DACTQ_BUILD_BENCH=OFF >/dev/null
 cmake --build "$root/build-bench/lib" -j"$(nproc)" >/dev/null
 cmake --install "$root/build-bench/lib" --prefix "$root/build-install" >/dev/null
-cmake -S "$root/bench" -B "$root/build-bench" -DCMAKE_PREFIX_PATH="$root/build-install" >/dev/null
+PKG_CONFIG_PATH="$(dirname "$(ls "$root"/build-install/lib*/pkgconfig/actq.pc)")" \
+  cmake -S "$root/bench" -B "$root/build-bench" >/dev/null
 cmake --build "$root/build-bench" -j"$(nproc)" >/dev/null
 LD_LIBRARY_PATH="$root/build-install/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   "$root/build-bench/bench_cpu" --benchmark_min_time=0.1 \

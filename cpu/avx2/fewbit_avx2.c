@@ -15,11 +15,19 @@
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/ref/ref.h"
 
-/* Number of bounds strictly below each lane (NaN: 0). */
+/* Number of bounds strictly below each lane (NaN: 0). Up to 15 bounds: a count of
+ * compares against broadcast bounds (no gathers); more: the binary search of
+ * actq_fewbit_code, one gather per step. Both count the same bounds. */
 static inline __attribute__((always_inline)) __m256i codes8(const float *bounds, uint32_t bits,
                                                            __m256 x) {
   __m256i pos = _mm256_setzero_si256();
   uint32_t step;
+  if (bits <= 4) {
+    for (step = 0; step + 1 < (1u << bits); step++) /* pos -= (bound < x ? -1 : 0) */
+      pos = _mm256_sub_epi32(pos, _mm256_castps_si256(_mm256_cmp_ps(
+                                      _mm256_set1_ps(bounds[step]), x, _CMP_LT_OQ)));
+    return pos;
+  }
   for (step = 1u << (bits - 1); step; step >>= 1) {
     const __m256i idx = _mm256_add_epi32(pos, _mm256_set1_epi32((int)step - 1));
     const __m256 b = _mm256_i32gather_ps(bounds, idx, 4);
