@@ -195,3 +195,42 @@ Test(encode, y_is_the_shared_forward_every_activation, .timeout = 120) {
   }
   free(xf);
 }
+
+/* Large calls split across threads (each thread's range ends inside a unit stream that
+ * the next thread continues): every thread count gives the reference's bytes. */
+Test(encode, threads_give_the_reference_bytes, .timeout = 120) {
+  static const uint32_t widths[4] = {1, 3, 4, 8};
+  static const int threads[3] = {2, 3, 5};
+  const size_t n = ((size_t)1 << 20) + 13;
+  float *x = malloc(n * 4), *g = malloc(n * 4), *y_ref = malloc(n * 4), *y = malloc(n * 4);
+  float *gi_ref = malloc(n * 4), *gi = malloc(n * 4);
+  uint8_t *c_ref = malloc(n), *c = malloc(n);
+  actq_context *ref, *cpu;
+  uint64_t st = 9;
+  size_t i, w, k;
+  for (i = 0; i < n; i++) {
+    x[i] = (float)(test_rand_normal(&st) * 2);
+    g[i] = (float)test_rand_normal(&st);
+  }
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU, &cpu), ACTQ_OK);
+  for (w = 0; w < 4; w++) {
+    fewbit_table t;
+    const size_t cb = (n * widths[w] + 7) / 8;
+    cr_assert_eq(fewbit_table_build(FEWBIT_SILU, 0, widths[w], NULL, &t), ACTQ_OK);
+    cr_assert_eq(fewbit_encode(ref, &t, n, ACTQ_F32, x, y_ref, c_ref), ACTQ_OK);
+    cr_assert_eq(fewbit_backward(ref, &t, n, c_ref, ACTQ_F32, g, gi_ref), ACTQ_OK);
+    for (k = 0; k < 3; k++) {
+      cr_assert_eq(actq_context_set_threads(cpu, threads[k]), ACTQ_OK);
+      memset(c, 0xee, cb);
+      cr_assert_eq(fewbit_encode(cpu, &t, n, ACTQ_F32, x, y, c), ACTQ_OK);
+      cr_assert(memcmp(c, c_ref, cb) == 0, "codes, bits %u threads %d", widths[w], threads[k]);
+      cr_assert(memcmp(y, y_ref, n * 4) == 0, "y, bits %u threads %d", widths[w], threads[k]);
+      cr_assert_eq(fewbit_backward(cpu, &t, n, c, ACTQ_F32, g, gi), ACTQ_OK);
+      cr_assert(memcmp(gi, gi_ref, n * 4) == 0, "grad_in, bits %u threads %d", widths[w], threads[k]);
+    }
+  }
+  actq_context_destroy(ref);
+  actq_context_destroy(cpu);
+  free(x); free(g); free(y_ref); free(y); free(gi_ref); free(gi); free(c_ref); free(c);
+}
