@@ -79,32 +79,13 @@ static inline __attribute__((always_inline)) void group_range(const void *x, int
     fin = hmax8u(_mm256_max_epu32(big0, big1)) < 0x7f800000u;
     seen = 1;
   }
-  for (j = full; j < n; j++) { /* the reference's loop, for the row's last partial unit */
-    float v = actq_load_elem(x, dt, i0 + j);
-    if (!actq_f32_is_finite(v)) {
-      fin = 0;
-    } else if (!seen) {
-      lo = hi = v;
-      seen = 1;
-    } else {
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-    }
-  }
+  for (j = full; j < n; j++) /* the reference's step, for the row's last partial unit */
+    actq_minmax_step(actq_load_elem(x, dt, i0 + j), &lo, &hi, &fin, &seen);
   *mn = lo;
   *mx = hi;
   *finite = fin;
 }
 
-/* Asks for the input ACTQ_PREFETCH_BYTES past this group's (the same number of lines as
- * the group has), never past the row's end (cpu/prefetch.h says why). */
-static inline void prefetch_group(const void *x, int dt, size_t i0, size_t n, size_t row_end) {
-  const size_t es = dt == ACTQ_F32 ? 4 : 2;
-  const char *p = (const char *)x + i0 * es + ACTQ_PREFETCH_BYTES;
-  const char *end = (const char *)x + row_end * es;
-  size_t off;
-  for (off = 0; off < n * es && p + off < end; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
-}
 
 typedef struct vec_meta {
   __m256 c, mc, sc, levels;
@@ -203,7 +184,7 @@ static inline __attribute__((always_inline)) size_t quantize_groups_t(
     actq_group_meta g;
     vec_meta vm;
 
-    prefetch_group(job->x, dt, base + c0, c1 - c0, base + gr->cols);
+    actq_prefetch_group(job->x, dt == ACTQ_F32 ? 4 : 2, base + c0, c1 - c0, base + gr->cols);
     group_range(job->x, dt, base + c0, c1 - c0, &mn, &mx, &finite);
     actq_group_meta_compute(mn, mx, finite, bits, (int)gr->meta_dtype, &g);
     actq_store_elem(job->group_min, (int)gr->meta_dtype, meta_index, g.m);

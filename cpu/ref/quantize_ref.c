@@ -22,18 +22,8 @@ size_t actq_ref_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, 
     actq_group_meta g;
     uint8_t *out = row_packed + (c0 / 8) * bits;
 
-    for (c = c0; c < c1; c++) {
-      float v = actq_load_elem(job->x, job->x_dtype, base + c);
-      if (!actq_f32_is_finite(v)) {
-        finite = 0;
-      } else if (!seen) {
-        mn = mx = v;
-        seen = 1;
-      } else {
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-      }
-    }
+    for (c = c0; c < c1; c++)
+      actq_minmax_step(actq_load_elem(job->x, job->x_dtype, base + c), &mn, &mx, &finite, &seen);
     actq_group_meta_compute(mn, mx, finite, bits, (int)gr->meta_dtype, &g);
     nonfinite += (size_t)g.nonfinite;
     actq_store_elem(job->group_min, (int)gr->meta_dtype, meta_index, g.m);

@@ -54,6 +54,20 @@ ACTQ_HD void actq_group_meta_nonfinite(actq_group_meta *g, uint32_t bits) {
   g->nonfinite = 1;
 }
 
+/* One element of a group's min/max scan, exactly as every backend does it: a nonfinite
+ * value only marks the group; the first finite value starts the range. */
+ACTQ_HD void actq_minmax_step(float v, float *lo, float *hi, int *finite, int *seen) {
+  if (!actq_f32_is_finite(v)) {
+    *finite = 0;
+  } else if (!*seen) {
+    *lo = *hi = v;
+    *seen = 1;
+  } else {
+    *lo = v < *lo ? v : *lo;
+    *hi = v > *hi ? v : *hi;
+  }
+}
+
 /* mn, mx: the group's minimum and maximum; `finite`: 0 if the group held a NaN or Inf
  * (mn and mx are then ignored). Guarantees m <= x <= m + L*s exactly on the stored values,
  * with m the largest and s the smallest meta-dtype values that allow it. */
