@@ -74,19 +74,8 @@ actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job) {
   quant_args a;
   actq_status s;
 
-  a.grid.rows = gr->rows;
-  a.grid.cols = gr->cols;
-  a.grid.group_size = gr->group_size;
-  a.grid.groups_per_row = gr->groups_per_row;
-  a.grid.groups = gr->rows * gr->groups_per_row;
-  a.rows.offsets = NULL;
-  a.rows.widths = NULL;
-  a.rows.bits = gr->bits;
-  a.rows.row_bytes = gr->row_bits ? 0 : actq_stream_bytes(gr->cols, gr->bits);
-  if (gr->row_bits) {
-    s = actq_cuda_upload_rows(ctx, gr, &a.rows.offsets, &a.rows.widths);
-    if (s != ACTQ_OK) return s;
-  }
+  s = actq_cuda_grid_view(ctx, gr, &a.grid, &a.rows);
+  if (s != ACTQ_OK) return s;
   a.x = job->x;
   a.meta_dtype = (int)gr->meta_dtype;
   a.stochastic = job->rounding == ACTQ_ROUND_STOCHASTIC;

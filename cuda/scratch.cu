@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith/bitstream.h"
+#include "cuda/group_team.cuh"
 #include "cuda/state.h"
 
 static actq_status grow_staging(actq_context *ctx, size_t need) {
@@ -84,4 +86,19 @@ actq_status actq_cuda_upload_rows(actq_context *ctx, const actq_grid *grid,
   *d_offsets = (const size_t *)st->d_scratch;
   *d_bits = (const uint8_t *)st->d_scratch + rows * sizeof(size_t);
   return ACTQ_OK;
+}
+
+actq_status actq_cuda_grid_view(actq_context *ctx, const actq_grid *gr,
+                                actq_cuda_team::group_grid *g, actq_cuda_team::row_map *rows) {
+  g->rows = gr->rows;
+  g->cols = gr->cols;
+  g->group_size = gr->group_size;
+  g->groups_per_row = gr->groups_per_row;
+  g->groups = gr->rows * gr->groups_per_row;
+  rows->offsets = NULL;
+  rows->widths = NULL;
+  rows->bits = gr->bits;
+  rows->row_bytes = gr->row_bits ? 0 : actq_stream_bytes(gr->cols, gr->bits);
+  if (!gr->row_bits) return ACTQ_OK;
+  return actq_cuda_upload_rows(ctx, gr, &rows->offsets, &rows->widths);
 }

@@ -51,4 +51,15 @@ actq_status actq_cuda_launch_status(actq_context *ctx);
 actq_status actq_cuda_upload_rows(actq_context *ctx, const actq_grid *grid,
                                   const size_t **d_offsets, const uint8_t **d_bits);
 
+namespace actq_cuda_team {
+struct group_grid;
+struct row_map;
+}
+
+/* The device view of a validated grid: its group geometry, and its row table (per-row
+ * widths and offsets uploaded into the context's scratch). Shared by quantize and
+ * dequantize. */
+actq_status actq_cuda_grid_view(actq_context *ctx, const actq_grid *grid,
+                                actq_cuda_team::group_grid *g, actq_cuda_team::row_map *rows);
+
 #endif /* ACTQ_CUDA_STATE_H */
