@@ -26,6 +26,8 @@ actq_status alloc_greedy(const alloc_problem *p, uint8_t *x) {
   uint32_t *order;
   uint8_t *frozen;
   double *ratio = NULL, head[8];
+  uint64_t *nsort = NULL, nmin;
+  uint32_t dmin;
   size_t i, c = 0, ptr[8];
   double g[8];
   uint64_t left;
@@ -50,8 +52,22 @@ actq_status alloc_greedy(const alloc_problem *p, uint8_t *x) {
     st = ACTQ_ERR_OUT_OF_MEMORY;
     goto done;
   }
-  for (i = 0; i < c; i++) ratio[i] = p->s[order[i]] / (double)p->n[order[i]];
+  /* state by sorted position, so that the k-1 list pointers read sequential memory */
+  nsort = (uint64_t *)malloc((c ? c : 1) * sizeof *nsort);
+  if (!nsort) {
+    st = ACTQ_ERR_OUT_OF_MEMORY;
+    goto done;
+  }
+  nmin = c ? UINT64_MAX : 0;
+  for (i = 0; i < c; i++) {
+    if (p->n[order[i]] < nmin) nmin = p->n[order[i]];
+    ratio[i] = p->s[order[i]] / (double)p->n[order[i]];
+    nsort[i] = p->n[order[i]];
+    frozen[i] = 0; /* by position: width index, | 0x80 once frozen */
+  }
+  dmin = 8;
   for (j = 0; j < steps; j++) {
+    if (p->a[j + 1] - p->a[j] < dmin) dmin = p->a[j + 1] - p->a[j];
     g[j] = alloc_step_gain(p, j);
     ptr[j] = 0;
     head[j] = c ? ratio[0] * g[j] : 0.0;
@@ -66,23 +82,25 @@ actq_status alloc_greedy(const alloc_problem *p, uint8_t *x) {
         bkey = head[j];
       }
     }
-    if (best == steps) break;
-    i = order[ptr[best]++];
+    if (best == steps || left < nmin * dmin) break; /* nothing left can fit */
+    i = ptr[best]++;
     if (ptr[best] < c) head[best] = ratio[ptr[best]] * g[best];
-    if (frozen[i] || x[i] != best) continue; /* x[i] == best unless frozen */
+    if (frozen[i] != best) continue; /* frozen; else it equals best */
     {
-      uint64_t cost = p->n[i] * (uint64_t)(p->a[best + 1] - p->a[best]);
+      uint64_t cost = nsort[i] * (uint64_t)(p->a[best + 1] - p->a[best]);
       if (cost <= left) {
         left -= cost;
-        x[i] = (uint8_t)(best + 1);
+        frozen[i] = (uint8_t)(best + 1);
       } else {
-        frozen[i] = 1;
+        frozen[i] |= 0x80;
       }
     }
   }
+  for (i = 0; i < c; i++) x[order[i]] = (uint8_t)(frozen[i] & 0x7f);
 done:
   free(order);
   free(frozen);
   free(ratio);
+  free(nsort);
   return st;
 }
