@@ -19,14 +19,15 @@
  *    the LP of the undecided items over the budget left; it is pruned when the bound is
  *    >= U - tol, or when even the smallest kept widths of the rest no longer fit.
  *
- * tol = 1e-12 * U is the floating-point tie margin: a solution replaces the incumbent
- * only when it is better by more than tol, so the result is the optimum up to a relative
- * 1e-12 (the rounding of the sums themselves), and among solutions within that margin of
+ * tol = (1e-12 + 4 m DBL_EPSILON) * U is the floating-point tie margin: a solution replaces
+ * the incumbent only when it is better by more than tol, so the result is the optimum up to
+ * that relative margin (the rounding of the sums themselves), and among solutions within that margin of
  * each other the first found wins: the greedy's if it is within it, else the first in the
  * fixed search order above. The search is deterministic.
  *
  * The search stops after ALLOC_WORK_LIMIT units of work (a unit = one step of an LP bound,
  * a node counts 16; about 0.8 s on a 2-core 2026 cloud VM) and reports ACTQ_ERR_UNSUPPORTED instead of an unproven answer. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,12 @@ typedef struct freeitem {
 static int cmp_free(const void *pa, const void *pb) {
   const freeitem *a = (const freeitem *)pa, *b = (const freeitem *)pb;
   return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Bounds and objectives are sums of m rounded terms (with cancellation in the LP's), so
+ * the margin grows with m: a relative 1e-12 + 4 m epsilon. */
+static double tie_margin(const alloc_problem *p, double u) {
+  return u * (ALLOC_TOL + 4.0 * (double)p->m * DBL_EPSILON);
 }
 
 static uint64_t gcd64(uint64_t a, uint64_t b) {
@@ -135,7 +142,7 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
   st = alloc_greedy(p, x);
   if (st != ACTQ_OK || k == 1) return st;
   U = alloc_objective(p, x);
-  tol = ALLOC_TOL * U;
+  tol = tie_margin(p, U);
   if (U == 0.0) return ACTQ_OK; /* nothing is below zero loss */
 
   order = (uint32_t *)malloc(p->m * sizeof *order);
@@ -152,10 +159,11 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
     /* Every reachable cost above the all-smallest one is a multiple of gcd(n_i*(a_j-a_0)),
      * so the budget rounds down to that lattice: the LP tightens (with equal numel and
      * consecutive widths it becomes integral) and nothing feasible is lost. */
-    uint64_t gg = 0;
-    for (j = 1; j < k; j++) gg = gcd64(gg, p->a[j] - p->a[0]);
-    for (i = 0; i < c && gg != 1; i++) gg = gcd64(gg, p->n[order[i]]);
-    if (gg > 1) bact -= bact % gg;
+    /* gcd over i, j of n_i * d_j = gcd(n) * gcd(d) */
+    uint64_t gn = 0, gd = 0;
+    for (j = 1; j < k; j++) gd = gcd64(gd, p->a[j] - p->a[0]);
+    for (i = 0; i < c && gn != 1; i++) gn = gcd64(gn, p->n[order[i]]);
+    if (gn > 0 && gn * gd > 1) bact -= bact % (gn * gd);
   }
   left = bact;
   for (i = 0; i < p->m; i++) lpx[i] = 0;
@@ -185,6 +193,8 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
         left -= cost;
         lpx[it] = (uint8_t)(bj + 1);
         llp -= p->s[it] * (p->w[bj] - p->w[bj + 1]);
+      } else if (left == 0) {
+        break; /* the budget is used exactly: the LP solution is integral */
       } else {
         lambda = bkey;
         llp -= p->s[it] * (p->w[bj] - p->w[bj + 1]) * ((double)left / (double)cost);
@@ -278,6 +288,12 @@ reduce:
       nst++;
     }
   }
+  /* sorting and scanning millions of undecided upgrades is beyond the work limit anyway */
+  S.work += nst * 64;
+  if (S.work > ALLOC_WORK_LIMIT) {
+    st = ACTQ_ERR_UNSUPPORTED;
+    goto searched;
+  }
   qsort(steps, nst, sizeof *steps, cmp_step);
   S.sfx_loss[nf] = 0.0;
   S.sfx_cost[nf] = 0;
@@ -302,7 +318,7 @@ reduce:
         memcpy(x, lpx, p->m);
         for (t = 0; t < nf; t++) x[f[t].idx] = cur[t];
         U = alloc_objective(p, x);
-        tol = ALLOC_TOL * U;
+        tol = tie_margin(p, U);
         goto reduce;
       }
     } else if (S.sfx_cost[d] <= bfree - usedd[d] &&

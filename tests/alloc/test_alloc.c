@@ -292,3 +292,23 @@ Test(alloc, exact_1024_layers) {
   ee = solve_checked(ACTQ_ALLOC_EXACT, M, s, n, 2.0, 0x116, 2 * total, be);
   cr_assert(ee <= eg);
 }
+
+/* Equal numel at scale: the budget rounds to the numel lattice, the LP is integral, and the
+ * exact solver proves the greedy's answer at once (no search). */
+Test(alloc, exact_equal_numel_large) {
+  const size_t m = 200000;
+  double *s = malloc(m * sizeof *s);
+  uint64_t *n = malloc(m * sizeof *n);
+  uint8_t *bg = malloc(m), *be = malloc(m);
+  size_t i;
+  double eg, ee;
+  cr_assert(s && n && bg && be);
+  for (i = 0; i < m; i++) {
+    n[i] = 4096;
+    s[i] = rnd01() * 1e3;
+  }
+  eg = solve_checked(ACTQ_ALLOC_GREEDY, m, s, n, 2.3, 0x1fe, (uint64_t)floor(2.3 * 4096.0 * m), bg);
+  ee = solve_checked(ACTQ_ALLOC_EXACT, m, s, n, 2.3, 0x1fe, (uint64_t)floor(2.3 * 4096.0 * m), be);
+  cr_assert(near(eg, ee), "greedy %.17g exact %.17g", eg, ee);
+  free(s); free(n); free(bg); free(be);
+}
