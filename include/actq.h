@@ -152,10 +152,13 @@ typedef enum actq_alloc_method { ACTQ_ALLOC_GREEDY = 0, ACTQ_ALLOC_EXACT = 1 } a
  * GREEDY: every item starts at the smallest width; upgrades to the next allowed width are
  * taken by best gain per added bit*element while they fit (one that does not fit freezes
  * its item). O(m*widths) after one radix sort; optimal when all numel are equal and the
- * widths consecutive, not in general. EXACT: the optimum, by Lagrangian reduction and
- * branch and bound; objectives within a relative 1e-12 count as ties (the first solution
- * found in a fixed order wins, so results are deterministic). When its work limit is hit
- * it returns ACTQ_ERR_UNSUPPORTED rather than an unproven answer. Both give width max to
+ * widths consecutive, not in general. Ties (equal gains) go to the smaller width step,
+ * then to the larger sensitivity/numel, then to the lower index. EXACT: the optimum, by
+ * Lagrangian reduction and branch and bound; objectives within a relative
+ * 1e-12 + 4*m*DBL_EPSILON of each other count as floating-point ties (the first solution
+ * found in a fixed order wins, starting with GREEDY's, so results are deterministic).
+ * When its work limit (about a second) is hit it returns ACTQ_ERR_UNSUPPORTED rather than
+ * an unproven answer; GREEDY's answer is then the fallback. Both give width max to
  * items with numel 0 (they cost nothing).
  *
  * objective (may be NULL) receives the objective of the returned widths, summed in index
