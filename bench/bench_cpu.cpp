@@ -13,12 +13,15 @@
 // fewbit_encode (codes only), fewbit_encode_y (codes and y = GELU(x)) and fewbit_backward
 // use GELU tables of each width; the dtype is x's / the gradients'. table_build/<act>/b<bits>
 // times fewbit_table_build at the default grid.
+// alloc/greedy/m1000000 and alloc/exact/m1024 time actq_allocate_bits (widths {1,2,4,8},
+// 2 bits on average; numel log-uniform in 1e3..1e7, s = numel * exp(U(0,8)), fixed seed).
 // Environment: ACTQ_BENCH_SIZES="262144,67108864" (elements) overrides the sizes,
 // ACTQ_BENCH_KERNELS="quantize,pack" the kernels, ACTQ_BENCH_REF=0 skips the reference.
 #include <actq.h>
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -303,6 +306,36 @@ int main(int argc, char **argv) {
         }
       })->Unit(benchmark::kMillisecond);
     }
+  // Bit allocation: the greedy at 10^6 items, the exact solver at 1024 layers.
+  {
+    const char *kv = std::getenv("ACTQ_BENCH_KERNELS");
+    if (!kv || !*kv || std::strstr(kv, "alloc"))
+      for (size_t m : {size_t(1000000), size_t(1024)}) {
+        auto s = std::make_shared<std::vector<double>>(m);
+        auto nm = std::make_shared<std::vector<uint64_t>>(m);
+        std::mt19937_64 gen(42);
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        for (size_t i = 0; i < m; ++i) {
+          (*nm)[i] = (uint64_t)std::exp(std::log(1e3) + std::log(1e4) * u(gen));
+          (*s)[i] = (double)(*nm)[i] * std::exp(8.0 * u(gen));
+        }
+        actq_alloc_method meth = m == 1024 ? ACTQ_ALLOC_EXACT : ACTQ_ALLOC_GREEDY;
+        char name[64];
+        std::snprintf(name, sizeof name, "alloc/%s/m%zu", m == 1024 ? "exact" : "greedy", m);
+        benchmark::RegisterBenchmark(name, [s, nm, m, meth](benchmark::State &st) {
+          std::vector<uint8_t> bits(m);
+          double obj = 0.0;
+          for (auto _ : st) {
+            if (actq_allocate_bits(m, s->data(), nm->data(), 2.0, 0x116, meth, bits.data(),
+                                   &obj) != ACTQ_OK) {
+              st.SkipWithError("actq_allocate_bits failed");
+              break;
+            }
+            benchmark::DoNotOptimize(obj);
+          }
+        })->Unit(benchmark::kMillisecond);
+      }
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -134,6 +134,45 @@ ACTQ_API actq_status actq_pack(actq_context *ctx, uint32_t bits, size_t n,
 ACTQ_API actq_status actq_unpack(actq_context *ctx, uint32_t bits, size_t n,
                                  const void *packed, uint8_t *codes);
 
+/* ---- bit allocation ------------------------------------------------------------------ */
+
+typedef enum actq_alloc_method { ACTQ_ALLOC_GREEDY = 0, ACTQ_ALLOC_EXACT = 1 } actq_alloc_method;
+
+/* Mixed precision (ActNN per sample or layer, GACT per tensor; docs/mixed-precision.md):
+ * chooses bits[i] among the allowed widths to
+ *   minimize  sum_i sensitivity[i] / (2^bits[i] - 1)^2
+ *   subject to sum_i numel[i] * bits[i] <= floor(average_bits * sum_i numel[i]).
+ * Bit b of allowed_bits allows width b (b in 1..8; e.g. 0x116 = {1,2,4,8}, 0x1fe = 1..8).
+ *
+ * The budget: the right side is computed exactly from the double average_bits (no
+ * rounding: a fractional budget is rounded down to whole bits), and the left side in
+ * exact 64-bit integers, so "exactly fits" is exact. average_bits >= the largest allowed
+ * width (+Inf included) means no constraint.
+ *
+ * GREEDY: every item starts at the smallest width; upgrades to the next allowed width are
+ * taken by best gain per added bit*element while they fit (one that does not fit freezes
+ * its item). O(m*widths) after one radix sort; optimal when all numel are equal and the
+ * widths consecutive, not in general. Ties (equal gains) go to the smaller width step,
+ * then to the larger sensitivity/numel, then to the lower index. EXACT: the optimum, by
+ * Lagrangian reduction and branch and bound; objectives within a relative
+ * 1e-12 + 4*m*DBL_EPSILON of each other count as floating-point ties (the first solution
+ * found in a fixed order wins, starting with GREEDY's, so results are deterministic).
+ * When its work limit (about a second) is hit it returns ACTQ_ERR_UNSUPPORTED rather than
+ * an unproven answer; GREEDY's answer is then the fallback. Both give width max to
+ * items with numel 0 (they cost nothing).
+ *
+ * objective (may be NULL) receives the objective of the returned widths, summed in index
+ * order. m = 0: ACTQ_OK, bits untouched, *objective = 0 when objective is not NULL.
+ * ACTQ_ERR_INVALID_ARGUMENT: NULL sensitivity, numel or bits with m > 0; a sensitivity that
+ * is NaN, negative or infinite; average_bits NaN or negative; allowed_bits with no width or
+ * with a bit outside 1..8; an unknown method; an infeasible budget (the smallest width
+ * everywhere does not fit). ACTQ_ERR_SIZE_OVERFLOW: 8 * sum numel does not fit in 64 bits,
+ * or m >= 2^32. Outputs are written only on ACTQ_OK. Host memory; no context needed. */
+ACTQ_API actq_status actq_allocate_bits(size_t m, const double *sensitivity,
+                                        const uint64_t *numel, double average_bits,
+                                        uint32_t allowed_bits, actq_alloc_method method,
+                                        uint8_t *bits, double *objective);
+
 #ifdef __cplusplus
 }
 #endif
