@@ -43,8 +43,8 @@ typedef enum fewbit_weight { FEWBIT_WEIGHT_NORMAL = 0, FEWBIT_WEIGHT_UNIFORM = 1
 typedef struct fewbit_options {
   fewbit_weight weight; /* NORMAL: density of N(mean, std^2); UNIFORM: constant on [lo, hi] */
   double mean, std;     /* NORMAL */
-  double lo, hi;        /* UNIFORM: the domain; NORMAL: ignored (mean +- 12 std is used) */
-  uint32_t grid;        /* solver resolution in cells; 0 = the library's default */
+  double lo, hi;        /* UNIFORM: the domain; NORMAL: ignored (mean +- 10 std is used) */
+  uint32_t grid;        /* solver cells, 16..2^20 and >= 2^bits; 0 = the default (32 per level, >= 1024) */
 } fewbit_options;       /* NULL options = NORMAL with mean 0, std 1 */
 
 typedef struct fewbit_table {
