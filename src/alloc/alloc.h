@@ -7,6 +7,7 @@
 #ifndef ACTQ_ALLOC_H
 #define ACTQ_ALLOC_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,10 +28,37 @@ typedef struct alloc_problem {
  * Writes the count to *count; order must hold m entries. ACTQ_ERR_OUT_OF_MEMORY only. */
 actq_status alloc_order_by_ratio(const alloc_problem *p, uint32_t *order, size_t *count);
 
+/* An item the exact solver's reduction left undecided: its kept widths are the
+ * indices lo..hi (lo < hi). */
+typedef struct alloc_free {
+  uint32_t idx;
+  uint8_t lo, hi;
+} alloc_free;
+
+/* The exact solver stops after this much work (a unit: one candidate state or one upgrade
+ * scanned; about 1 s on a 2-core 2026 cloud VM) or this many states kept over all levels
+ * (5 bytes each), and reports ACTQ_ERR_UNSUPPORTED rather than an unproven answer. */
+#define ALLOC_WORK_LIMIT 400000000ull
+#define ALLOC_STATE_LIMIT 40000000ull
+
 /* Greedy upgrades (docs in greedy.c); x must hold m entries. */
 actq_status alloc_greedy(const alloc_problem *p, uint8_t *x);
 /* Exact branch and bound (docs in exact.c); x must hold m entries. */
 actq_status alloc_exact(const alloc_problem *p, uint8_t *x);
+
+/* The frontier DP over the free items (docs in frontier.c). cap: bits above their lo
+ * widths; base: the loss of everything else plus the free items at lo. Lowers *U and writes widths[t] for f[t] (*improved = 1)
+ * when it finds a solution better than *U by more than the tie margin; otherwise the
+ * incumbent is optimal. ACTQ_ERR_UNSUPPORTED past the limits above. */
+actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f, size_t nf,
+                           uint64_t cap, double base, double *U,
+                           uint8_t *widths, int *improved);
+
+/* Floating-point tie margin of the exact solver: bounds and objectives are sums of m rounded
+ * terms (with cancellation in the LP's), so a relative 1e-12 + 4 m epsilon of U. */
+static inline double alloc_tie_margin(const alloc_problem *p, double u) {
+  return u * (1e-12 + 4.0 * (double)p->m * DBL_EPSILON);
+}
 
 /* sum_i s[i] * w[x[i]] in index order (the reported objective). */
 double alloc_objective(const alloc_problem *p, const uint8_t *x);

@@ -178,6 +178,68 @@ Test(alloc, exact_never_worse_heterogeneous) {
   }
 }
 
+/* The optimum by dynamic programming over every budget 0..B (an independent method:
+ * best[c] = least loss of the items so far costing exactly c bits). B <= ~10^5 here. */
+static double capacity_dp(size_t m, const double *s, const uint64_t *n, uint64_t budget,
+                          const unsigned *w, unsigned k) {
+  double *best = malloc((budget + 1) * sizeof *best), *next = malloc((budget + 1) * sizeof *next);
+  double v = INFINITY;
+  uint64_t c;
+  size_t i;
+  unsigned j;
+  cr_assert(best && next);
+  for (c = 0; c <= budget; c++) best[c] = c == 0 ? 0.0 : INFINITY;
+  for (i = 0; i < m; i++) {
+    for (c = 0; c <= budget; c++) next[c] = INFINITY;
+    for (c = 0; c <= budget; c++) {
+      if (best[c] == INFINITY) continue;
+      for (j = 0; j < k; j++) {
+        uint64_t cc = c + n[i] * w[j];
+        double l = best[c] + s[i] * wgt(w[j]);
+        if (cc <= budget && l < next[cc]) next[cc] = l;
+      }
+    }
+    memcpy(best, next, (budget + 1) * sizeof *best);
+  }
+  for (c = 0; c <= budget; c++) if (best[c] < v) v = best[c];
+  free(best);
+  free(next);
+  return v;
+}
+
+/* Past brute force: 20..60 items of heterogeneous numel, random width sets and budgets,
+ * against the capacity DP. The frontier search runs for real here (dozens of free items). */
+Test(alloc, exact_matches_capacity_dp) {
+  unsigned rep;
+  for (rep = 0; rep < 120; rep++) {
+    double s[64], avg, ee, eg, dp;
+    uint64_t n[64], total = 0, budget, lo, hi;
+    uint8_t be[64], bg[64];
+    unsigned w[8], k = 0, b;
+    uint32_t allowed = 0;
+    size_t m = 20 + (size_t)(rnd() % 41), i;
+    while (k < 2) { /* at least two widths, or there is nothing to choose */
+      allowed = (uint32_t)(rnd() % 255 + 1) << 1;
+      for (k = 0, b = 1; b <= 8; b++) if (allowed >> b & 1u) w[k++] = b;
+    }
+    for (i = 0; i < m; i++) {
+      n[i] = 1 + (uint64_t)exp(log(300.0) * rnd01()); /* 1..300, log-uniform */
+      s[i] = (double)n[i] * exp(6.0 * rnd01()) * (rep % 3 == 0 ? 1.0 : rnd01());
+      total += n[i];
+    }
+    lo = (uint64_t)w[0] * total;
+    hi = (uint64_t)w[k - 1] * total;
+    budget = lo + (uint64_t)((double)(hi - lo) * (0.1 + 0.6 * rnd01()));
+    avg = ((double)budget + 0.5) / (double)total;
+    dp = capacity_dp(m, s, n, budget, w, k);
+    eg = solve_checked(ACTQ_ALLOC_GREEDY, m, s, n, avg, allowed, budget, bg);
+    ee = solve_checked(ACTQ_ALLOC_EXACT, m, s, n, avg, allowed, budget, be);
+    cr_assert(near(ee, dp), "exact %.17g dp %.17g (allowed %#x, m %zu, rep %u)", ee, dp,
+              allowed, m, rep);
+    cr_assert(eg >= ee || near(eg, ee), "greedy better than exact");
+  }
+}
+
 /* The budget is floor(average_bits * total) computed exactly, even past 2^53. */
 Test(alloc, budget_rounding_exact) {
   const double s[2] = {1.0, 1.0};
