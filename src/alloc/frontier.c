@@ -31,13 +31,14 @@ typedef struct upgrade {
   double gain;   /* s (w[j] - w[j+1]) */
   uint64_t cost; /* n (a[j+1] - a[j]) */
   uint32_t pos;  /* the item's position in the decision order */
+  uint32_t j;    /* from width index j to j+1 */
 } upgrade;
 
 static int cmp_upgrade(const void *pa, const void *pb) {
   const upgrade *a = (const upgrade *)pa, *b = (const upgrade *)pb;
   if (a->key != b->key) return a->key > b->key ? -1 : 1;
   if (a->pos != b->pos) return a->pos < b->pos ? -1 : 1;
-  return a->cost < b->cost ? -1 : a->cost > b->cost; /* an item's upgrades: j order */
+  return a->j < b->j ? -1 : a->j > b->j;
 }
 
 /* Growable arrays of the states of every level: parent index and width, for rebuilding. */
@@ -101,15 +102,19 @@ static size_t suffix_upgrades(const upgrade *all, size_t nall, size_t d, upgrade
   return ns;
 }
 
-static const alloc_problem *g_p;  /* for cmp_size only; qsort has no context */
-static const alloc_free *g_f;
+typedef struct size_rank {
+  uint64_t n;
+  double s;
+  uint32_t idx; /* the item */
+  uint32_t t;   /* its index in the caller's free list */
+} size_rank;
 
 /* numel decreasing, then sensitivity decreasing, then index: a total order */
 static int cmp_size(const void *pa, const void *pb) {
-  uint32_t a = g_f[*(const uint32_t *)pa].idx, b = g_f[*(const uint32_t *)pb].idx;
-  if (g_p->n[a] != g_p->n[b]) return g_p->n[a] > g_p->n[b] ? -1 : 1;
-  if (g_p->s[a] != g_p->s[b]) return g_p->s[a] > g_p->s[b] ? -1 : 1;
-  return a < b ? -1 : a > b;
+  const size_rank *a = (const size_rank *)pa, *b = (const size_rank *)pb;
+  if (a->n != b->n) return a->n > b->n ? -1 : 1;
+  if (a->s != b->s) return a->s > b->s ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
 actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_t nf,
@@ -118,6 +123,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
   actq_status st = ACTQ_OK;
   alloc_free *f = NULL;
   uint32_t *perm = NULL;
+  size_rank *rank = NULL;
   double *pg = NULL, tol = alloc_tie_margin(p, *U);
   upgrade *all = NULL, *suf = NULL;
   uint64_t *pc = NULL, work = 0;
@@ -132,19 +138,26 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
   if (nf == 0) return ACTQ_OK;
   f = (alloc_free *)malloc(nf * sizeof *f);
   perm = (uint32_t *)malloc(nf * sizeof *perm);
+  rank = (size_rank *)malloc(nf * sizeof *rank);
   all = (upgrade *)malloc(nf * 7 * sizeof *all);
   suf = (upgrade *)malloc(nf * 7 * sizeof *suf);
   pc = (uint64_t *)malloc((nf * 7 + 1) * sizeof *pc);
   pg = (double *)malloc((nf * 7 + 1) * sizeof *pg);
   lvl_start = (size_t *)malloc((nf + 2) * sizeof *lvl_start);
-  if (!f || !perm || !all || !suf || !pc || !pg || !lvl_start) goto oom;
+  if (!f || !perm || !rank || !all || !suf || !pc || !pg || !lvl_start) goto oom;
 
   /* decision order: largest numel first */
-  for (t = 0; t < nf; t++) perm[t] = (uint32_t)t;
-  g_p = p;
-  g_f = f_in;
-  qsort(perm, nf, sizeof *perm, cmp_size);
-  for (t = 0; t < nf; t++) f[t] = f_in[perm[t]];
+  for (t = 0; t < nf; t++) {
+    rank[t].n = p->n[f_in[t].idx];
+    rank[t].s = p->s[f_in[t].idx];
+    rank[t].idx = f_in[t].idx;
+    rank[t].t = (uint32_t)t;
+  }
+  qsort(rank, nf, sizeof *rank, cmp_size);
+  for (t = 0; t < nf; t++) {
+    perm[t] = rank[t].t;
+    f[t] = f_in[perm[t]];
+  }
 
   for (t = 0; t < nf; t++) {
     uint32_t i = f[t].idx, j;
@@ -154,6 +167,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
       u->cost = p->n[i] * (uint64_t)(p->a[j + 1] - p->a[j]);
       u->key = (p->s[i] / (double)p->n[i]) * alloc_step_gain(p, j);
       u->pos = (uint32_t)t;
+      u->j = j;
     }
   }
   qsort(all, nall, sizeof *all, cmp_upgrade);
@@ -267,7 +281,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
 oom:
   st = ACTQ_ERR_OUT_OF_MEMORY;
 done:
-  free(f); free(perm); free(all); free(suf); free(pc); free(pg); free(lvl_start);
+  free(f); free(perm); free(rank); free(all); free(suf); free(pc); free(pg); free(lvl_start);
   free(cur.cost); free(cur.loss); free(nxt.cost); free(nxt.loss);
   free(h.parent); free(h.width);
   return st;
