@@ -140,6 +140,75 @@ Test(alloc, greedy_optimal_equal_numel_consecutive) {
   }
 }
 
+/* The textbook greedy, one upgrade at a time: among the items not frozen, the next upgrade
+ * with the best key s/n * (w[j]-w[j+1])/(a[j+1]-a[j]) (ties: smaller j, larger s/n, lower
+ * index); taken if it fits, else its item freezes. ACTQ_ALLOC_GREEDY must choose the same
+ * widths. O(m^2 k): for small m only. */
+static void textbook_greedy(size_t m, const double *s, const uint64_t *n, uint64_t budget,
+                            const unsigned *w, unsigned k, uint8_t *bits) {
+  uint8_t at[512], frozen[512] = {0};
+  uint64_t left = budget;
+  size_t i;
+  for (i = 0; i < m; i++) {
+    at[i] = n[i] ? 0 : (uint8_t)(k - 1);
+    left -= n[i] * w[0];
+  }
+  for (;;) {
+    size_t best = m;
+    double bkey = 0.0, bratio = 0.0;
+    for (i = 0; i < m; i++) {
+      double ratio, key;
+      if (n[i] == 0 || frozen[i] || at[i] + 1u >= k) continue;
+      ratio = s[i] / (double)n[i];
+      key = ratio * ((wgt(w[at[i]]) - wgt(w[at[i] + 1])) / (double)(w[at[i] + 1] - w[at[i]]));
+      if (best == m || key > bkey || (key == bkey && (at[i] < at[best] ||
+                                                       (at[i] == at[best] && ratio > bratio)))) {
+        best = i;
+        bkey = key;
+        bratio = ratio;
+      }
+    }
+    if (best == m) break;
+    if (n[best] * (uint64_t)(w[at[best] + 1] - w[at[best]]) <= left) {
+      left -= n[best] * (uint64_t)(w[at[best] + 1] - w[at[best]]);
+      at[best]++;
+    } else {
+      frozen[best] = 1;
+    }
+  }
+  for (i = 0; i < m; i++) bits[i] = (uint8_t)w[at[i]];
+}
+
+Test(alloc, greedy_is_the_textbook_greedy) {
+  unsigned rep;
+  for (rep = 0; rep < 200; rep++) {
+    double s[512], avg;
+    uint64_t n[512], total = 0, budget, lo, hi;
+    uint8_t bg[512], bt[512];
+    unsigned w[8], k = 0, b;
+    uint32_t allowed = (uint32_t)(rnd() % 255 + 1) << 1;
+    size_t m = 1 + (size_t)(rnd() % 400), i;
+    for (b = 1; b <= 8; b++) if (allowed >> b & 1u) w[k++] = b;
+    for (i = 0; i < m; i++) {
+      /* every third instance: few distinct values, so that keys tie */
+      n[i] = rep % 3 == 0 ? 100 * (1 + rnd() % 3) : 1 + (uint64_t)exp(log(1e5) * rnd01());
+      s[i] = rep % 3 == 0 ? (double)(rnd() % 4) * (double)n[i] : (double)n[i] * exp(8.0 * rnd01());
+      if (rnd() % 16 == 0) n[i] = 0;
+      total += n[i];
+    }
+    lo = (uint64_t)w[0] * total;
+    hi = (uint64_t)w[k - 1] * total;
+    budget = lo + (uint64_t)((double)(hi - lo) * rnd01());
+    avg = ((double)budget + 0.5) / (double)(total ? total : 1);
+    if (!total) budget = 0;
+    solve_checked(ACTQ_ALLOC_GREEDY, m, s, n, avg, allowed, budget, bg);
+    textbook_greedy(m, s, n, budget, w, k, bt);
+    for (i = 0; i < m; i++)
+      cr_assert_eq(bg[i], bt[i], "item %zu of %zu: greedy %u textbook %u (allowed %#x, rep %u)", i,
+                   m, bg[i], bt[i], allowed, rep);
+  }
+}
+
 Test(alloc, greedy_counterexample_1248) {
   const double s[2] = {1.0, 500.0};
   const uint64_t n[2] = {1, 1};
