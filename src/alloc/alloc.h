@@ -47,7 +47,7 @@ actq_status alloc_greedy(const alloc_problem *p, uint8_t *x);
 actq_status alloc_exact(const alloc_problem *p, uint8_t *x);
 
 /* The frontier DP over the free items (docs in frontier.c). cap: bits above their lo
- * widths; base: the loss of everything else plus the free items at lo. Lowers *U and writes widths[t] for f[t] (*improved = 1)
+ * widths; base: the loss of everything else (the fixed items). Lowers *U and writes widths[t] for f[t] (*improved = 1)
  * when it finds a solution better than *U by more than the tie margin; otherwise the
  * incumbent is optimal. ACTQ_ERR_UNSUPPORTED past the limits above. */
 actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f, size_t nf,

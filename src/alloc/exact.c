@@ -12,9 +12,11 @@
  *    dual price lambda. An integral LP solution is optimal and returned.
  * 3. Reduction: for any feasible x, loss(x) >= loss(x) + lambda*(cost(x) - budget)
  *    = LR + sum_i p_i(x_i), with h_i = min_j (s_i w_j + lambda n_i a_j), the penalties
- *    p_i(j) = s_i w_j + lambda n_i a_j - h_i >= 0 and LR = sum_i h_i - lambda*budget.
- *    A width j with LR + p_i(j) >= U - tol cannot improve on U and is dropped. p_i is
- *    convex in j, so the kept widths are an interval; items left with one width are fixed.
+ *    p_i(j) = s_i w_j + lambda n_i a_j - h_i >= 0 and LR = sum_i h_i - lambda*budget,
+ *    which is the LP's value. A width j with LR + p_i(j) >= U - tol cannot improve on U
+ *    and is dropped. p_i is convex in j, so the kept widths are an interval; items left
+ *    with one width are fixed. (Both are computed from the LP solution, in sums that do not
+ *    cancel: see the code.)
  * 4. The frontier DP over the free items, with LP bounds against U.
  *
  * tol (alloc_tie_margin) is the floating-point tie margin: a solution replaces the
@@ -42,12 +44,12 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
   actq_status st;
   uint32_t *order = NULL;
   uint8_t *lpx = NULL, *widths = NULL;
-  double *h = NULL;
   alloc_free *f = NULL;
   size_t i, c = 0, nf = 0, t;
   uint32_t j, k = p->k;
   uint64_t bact, left, locost = 0;
-  double U, tol, base, lambda = 0.0, llp, lr, loloss, g[8];
+  double U, tol, base, lambda = 0.0, llp, lr, fixloss, frac = 0.0, g[8];
+  size_t frac_item = SIZE_MAX;
   int integral = 1, improved = 0;
 
   st = alloc_greedy(p, x);
@@ -58,8 +60,7 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
 
   order = (uint32_t *)malloc(p->m * sizeof *order);
   lpx = (uint8_t *)malloc(p->m);
-  h = (double *)malloc(p->m * sizeof *h);
-  if (!order || !lpx || !h) { st = ACTQ_ERR_OUT_OF_MEMORY; goto done; }
+  if (!order || !lpx) { st = ACTQ_ERR_OUT_OF_MEMORY; goto done; }
   st = alloc_order_by_ratio(p, order, &c);
   if (st != ACTQ_OK) goto done;
   while (c > 0 && p->s[order[c - 1]] == 0.0) c--; /* s = 0: smallest width, fixed */
@@ -81,8 +82,6 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
   /* items with n = 0 sit at the largest width outside the search: a constant loss */
   base = 0.0;
   for (i = 0; i < p->m; i++) if (p->n[i] == 0) base += p->s[i] * p->w[k - 1];
-  llp = base;
-  for (i = 0; i < c; i++) llp += p->s[order[i]] * p->w[0];
   for (j = 0; j + 1 < k; j++) g[j] = alloc_step_gain(p, j);
   {
     size_t ptr[8] = {0};
@@ -103,12 +102,12 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
       if (cost <= left) {
         left -= cost;
         lpx[it] = (uint8_t)(bj + 1);
-        llp -= p->s[it] * (p->w[bj] - p->w[bj + 1]);
       } else if (left == 0) {
         break; /* the budget is used exactly: the LP solution is integral */
       } else {
         lambda = bkey;
-        llp -= p->s[it] * (p->w[bj] - p->w[bj + 1]) * ((double)left / (double)cost);
+        frac_item = it;
+        frac = (double)left / (double)cost;
         integral = 0;
         break;
       }
@@ -119,41 +118,49 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
     memcpy(x, lpx, p->m);
     goto done;
   }
+  /* The LP's value, as a sum of non-negative terms: from all-smallest minus the gains, the
+   * rounding of s w[0] (which may exceed the optimum by many orders of magnitude) would
+   * swamp the differences that matter. The fractional item: s (w[j+1] + (1-f)(w[j]-w[j+1])). */
+  llp = base;
+  for (t = 0; t < c; t++) {
+    i = order[t];
+    if (i == frac_item)
+      llp += p->s[i] * (p->w[lpx[i] + 1] + (1.0 - frac) * (p->w[lpx[i]] - p->w[lpx[i] + 1]));
+    else
+      llp += p->s[i] * p->w[lpx[i]];
+  }
   if (llp >= U - tol) goto done; /* the greedy is optimal within the tie margin */
 
   /* 3. reduction by penalties at lambda */
   f = (alloc_free *)malloc((c + 1) * sizeof *f);
   widths = (uint8_t *)malloc(c + 1);
   if (!f || !widths) { st = ACTQ_ERR_OUT_OF_MEMORY; goto done; }
-  /* lpx from here on: the width of every item the frontier does not decide */
-  for (i = 0; i < p->m; i++) lpx[i] = p->n[i] ? 0 : (uint8_t)(k - 1);
-  loloss = base;
-  lr = base - lambda * (double)bact;
-  for (t = 0; t < c; t++) {
-    double hb = 0.0;
-    i = order[t];
-    for (j = 0; j < k; j++) {
-      double v = p->s[i] * p->w[j] + lambda * (double)p->n[i] * (double)(p->a[j] - p->a[0]);
-      if (j == 0 || v < hb) hb = v;
-    }
-    h[i] = hb;
-    lr += hb;
-  }
+  /* The Lagrangian bound at lambda equals the LP's value (strong duality of the convex
+   * relaxation), so lr = llp, and the penalty of width j is measured from the item's LP
+   * width j* (a minimizer at lambda): p(j) = s (w[j] - w[j*]) + lambda n (a[j] - a[j*]).
+   * Neither is formed from sums over all widths or all items that cancel, so the test keeps
+   * the accuracy of the LP's own terms. */
+  lr = llp;
+  fixloss = base;
   for (t = 0; t < c; t++) {
     int lo = -1, hi = -1;
+    uint32_t js;
     i = order[t];
+    js = lpx[i];
     for (j = 0; j < k; j++) {
-      double v = p->s[i] * p->w[j] + lambda * (double)p->n[i] * (double)(p->a[j] - p->a[0]);
-      if (lr + (v - h[i]) < U - tol) {
+      double pen = p->s[i] * (p->w[j] - p->w[js]) +
+                   lambda * (double)p->n[i] * ((double)p->a[j] - (double)p->a[js]);
+      if (lr + pen < U - tol) {
         if (lo < 0) lo = (int)j;
         hi = (int)j;
       }
     }
     if (lo < 0) goto done; /* no width of this item can improve on U: the greedy is optimal */
-    lpx[i] = (uint8_t)lo;
-    loloss += p->s[i] * p->w[lo];
+    lpx[i] = (uint8_t)lo; /* from here on: the width of the items the frontier leaves */
     locost += p->n[i] * (uint64_t)(p->a[lo] - p->a[0]);
-    if (lo != hi) {
+    if (lo == hi) {
+      fixloss += p->s[i] * p->w[lo];
+    } else {
       f[nf].idx = (uint32_t)i;
       f[nf].lo = (uint8_t)lo;
       f[nf].hi = (uint8_t)hi;
@@ -163,12 +170,12 @@ actq_status alloc_exact(const alloc_problem *p, uint8_t *x) {
   if (locost > bact) goto done; /* the kept widths cannot fit: nothing beats U */
 
   /* 4. the frontier of the free items */
-  st = alloc_frontier(p, f, nf, bact - locost, loloss, &U, widths, &improved);
+  st = alloc_frontier(p, f, nf, bact - locost, fixloss, &U, widths, &improved);
   if (st == ACTQ_OK && improved) {
     memcpy(x, lpx, p->m);
     for (t = 0; t < nf; t++) x[f[t].idx] = widths[t];
   }
 done:
-  free(order); free(lpx); free(h); free(f); free(widths);
+  free(order); free(lpx); free(f); free(widths);
   return st;
 }

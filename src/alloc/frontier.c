@@ -2,7 +2,10 @@
  * (cost, loss) frontier of the items the Lagrangian reduction left free.
  *
  * The items are decided one at a time. After d of them, every partial choice is a state
- * (cost, loss) measured from the items' smallest kept widths; a state that costs no less
+ * (cost, loss): its bits above the items' smallest kept widths, and its loss above their
+ * largest ones (both sums of non-negative terms, so that nothing cancels: a loss measured
+ * from the smallest widths would carry the rounding of terms that may exceed the optimum
+ * by orders of magnitude). A state that costs no less
  * and loses no less than another is dominated and dropped (nothing the remaining items do
  * can make it better), so each level holds a list sorted by cost with strictly decreasing
  * loss, and the next level is the merge of that list shifted by each width of the next item.
@@ -85,20 +88,20 @@ static int level_reserve(level *l, size_t cap) {
   return 1;
 }
 
-/* The undecided items' upgrades (positions >= d), best key first, with prefix sums:
- * pc[t], pg[t] = cost and gain of the first t. Returns their count. */
+/* The undecided items' upgrades (positions >= d), best key first, with pc[t] = the cost of
+ * the first t and sg[t] = the gain of those from t on. Returns their count. */
 static size_t suffix_upgrades(const upgrade *all, size_t nall, size_t d, upgrade *out,
-                              uint64_t *pc, double *pg) {
+                              uint64_t *pc, double *sg) {
   size_t t, ns = 0;
   pc[0] = 0;
-  pg[0] = 0.0;
   for (t = 0; t < nall; t++) {
     if (all[t].pos < d) continue;
     out[ns] = all[t];
     pc[ns + 1] = pc[ns] + all[t].cost;
-    pg[ns + 1] = pg[ns] + all[t].gain;
     ns++;
   }
+  sg[ns] = 0.0;
+  for (t = ns; t-- > 0;) sg[t] = sg[t + 1] + out[t].gain;
   return ns;
 }
 
@@ -124,7 +127,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
   alloc_free *f = NULL;
   uint32_t *perm = NULL;
   size_rank *rank = NULL;
-  double *pg = NULL, tol = alloc_tie_margin(p, *U);
+  double *sg = NULL, hiloss = base, tol = alloc_tie_margin(p, *U);
   upgrade *all = NULL, *suf = NULL;
   uint64_t *pc = NULL, work = 0;
   level cur = {0}, nxt = {0};
@@ -142,9 +145,9 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
   all = (upgrade *)malloc(nf * 7 * sizeof *all);
   suf = (upgrade *)malloc(nf * 7 * sizeof *suf);
   pc = (uint64_t *)malloc((nf * 7 + 1) * sizeof *pc);
-  pg = (double *)malloc((nf * 7 + 1) * sizeof *pg);
+  sg = (double *)malloc((nf * 7 + 1) * sizeof *sg);
   lvl_start = (size_t *)malloc((nf + 2) * sizeof *lvl_start);
-  if (!f || !perm || !rank || !all || !suf || !pc || !pg || !lvl_start) goto oom;
+  if (!f || !perm || !rank || !all || !suf || !pc || !sg || !lvl_start) goto oom;
 
   /* decision order: largest numel first */
   for (t = 0; t < nf; t++) {
@@ -161,6 +164,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
 
   for (t = 0; t < nf; t++) {
     uint32_t i = f[t].idx, j;
+    hiloss += p->s[i] * p->w[f[t].hi];
     for (j = f[t].lo; j < f[t].hi; j++) {
       upgrade *u = &all[nall++];
       u->gain = p->s[i] * (p->w[j] - p->w[j + 1]);
@@ -193,10 +197,10 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
 
     for (q = 0; q < nq; q++) {
       dc[q] = p->n[i] * (uint64_t)(p->a[lo + q] - p->a[lo]);
-      dl[q] = p->s[i] * (p->w[lo + q] - p->w[lo]);
+      dl[q] = p->s[i] * (p->w[lo + q] - p->w[f[d].hi]);
       head[q] = 0;
     }
-    ns = suffix_upgrades(all, nall, d + 1, suf, pc, pg);
+    ns = suffix_upgrades(all, nall, d + 1, suf, pc, sg);
     tp = ns;
     work += ns + 2 * cur.len * nq;
     if (work > ALLOC_WORK_LIMIT || h.len + cur.len * nq > ALLOC_STATE_LIMIT) {
@@ -228,12 +232,12 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
       /* the LP of the undecided items over the capacity left; the pointer only falls */
       r = cap - bc;
       while (pc[tp] > r) tp--;
-      lp = pg[tp];
-      if (tp < ns) lp += suf[tp].gain * ((double)(r - pc[tp]) / (double)suf[tp].cost);
-      bound = base + bl - lp;
+      lp = sg[tp]; /* the LP leaves upgrade tp in part and those after it out */
+      if (tp < ns) lp = sg[tp + 1] + suf[tp].gain * (1.0 - (double)(r - pc[tp]) / (double)suf[tp].cost);
+      bound = hiloss + bl + lp;
       if (bound >= *U - tol) continue;
       {
-        double whole = base + bl - pg[tp]; /* the LP's integral part: feasible */
+        double whole = hiloss + bl + sg[tp]; /* the LP's integral part: feasible */
         size_t idx = nxt.len;
         nxt.cost[idx] = bc;
         nxt.loss[idx] = bl;
@@ -270,7 +274,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
       s = h.parent[s];
       lev--;
     }
-    ns = suffix_upgrades(all, nall, rec_level, suf, pc, pg);
+    ns = suffix_upgrades(all, nall, rec_level, suf, pc, sg);
     for (t = 0; t < ns && used + suf[t].cost <= rec_cap; t++) {
       used += suf[t].cost;
       widths[perm[suf[t].pos]]++;
@@ -281,7 +285,7 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
 oom:
   st = ACTQ_ERR_OUT_OF_MEMORY;
 done:
-  free(f); free(perm); free(rank); free(all); free(suf); free(pc); free(pg); free(lvl_start);
+  free(f); free(perm); free(rank); free(all); free(suf); free(pc); free(sg); free(lvl_start);
   free(cur.cost); free(cur.loss); free(nxt.cost); free(nxt.loss);
   free(h.parent); free(h.width);
   return st;

@@ -3,6 +3,7 @@
  * sensitivities, budgets that fit exactly), the greedy's known optimal case and its
  * counterexample, the exact budget rounding, errors, m = 0 and m = 10^6. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,58 @@ Test(alloc, exact_matches_capacity_dp) {
     cr_assert(near(ee, dp), "exact %.17g dp %.17g (allowed %#x, m %zu, rep %u)", ee, dp,
               allowed, m, rep);
     cr_assert(eg >= ee || near(eg, ee), "greedy better than exact");
+  }
+}
+
+/* Sensitivities over 18 orders of magnitude: the exact solver's LP value and bounds must
+ * not be sums that cancel (all-width-1 losses of 1e14 minus gains), or their rounding
+ * swamps differences far above the tie margin. Checked against brute force with the
+ * documented margin itself, 1e-12 + 4 m DBL_EPSILON relative, not a looser one. */
+static int within_tie_margin(double exact, double best, size_t m) {
+  return exact <= best + best * (1e-12 + 4.0 * (double)m * DBL_EPSILON);
+}
+
+Test(alloc, exact_wide_magnitudes_brute_force) {
+  /* found by fuzz_alloc: the LP value, summed from all widths at 1, came out above the
+   * greedy's objective and the greedy's (8,8,8,8,5) was returned as optimal */
+  const double s0[5] = {0x1.cap+6, 0x1.22p+12, 0x1.fffep+46, 0x1.cc0ep+46, 0x1.2256p+4};
+  const uint64_t n0[5] = {65535, 65303, 62721, 62720, 127127};
+  const unsigned w0[4] = {1, 5, 7, 8};
+  uint8_t b[8];
+  unsigned rep;
+  uint64_t total = 0;
+  size_t i;
+  double obj, bf;
+  for (i = 0; i < 5; i++) total += n0[i];
+  bf = brute(5, s0, n0, (uint64_t)floor(0x1.e3aep+2 * (double)total), w0, 4);
+  obj = solve_checked(ACTQ_ALLOC_EXACT, 5, s0, n0, 0x1.e3aep+2, 0x1a2,
+                      (uint64_t)floor(0x1.e3aep+2 * (double)total), b);
+  cr_assert(within_tie_margin(obj, bf, 5), "exact %a brute %a", obj, bf);
+
+  for (rep = 0; rep < 3000; rep++) {
+    double s[6], avg;
+    uint64_t n[6], budget, lo, hi;
+    unsigned w[8], k = 0, bb;
+    uint32_t allowed = 0;
+    size_t m = 2 + (size_t)(rnd() % 5);
+    while (k < 2 || pow((double)k, (double)m) > 4096.0) {
+      allowed = (uint32_t)(rnd() % 255 + 1) << 1;
+      for (k = 0, bb = 1; bb <= 8; bb++) if (allowed >> bb & 1u) w[k++] = bb;
+    }
+    total = 0;
+    for (i = 0; i < m; i++) {
+      n[i] = 1 + (uint64_t)exp(log(2e5) * rnd01());
+      s[i] = (double)n[i] * pow(10.0, -3.0 + 18.0 * rnd01());
+      total += n[i];
+    }
+    lo = (uint64_t)w[0] * total;
+    hi = (uint64_t)w[k - 1] * total;
+    budget = lo + (uint64_t)((double)(hi - lo) * rnd01());
+    avg = ((double)budget + 0.5) / (double)total;
+    bf = brute(m, s, n, budget, w, k);
+    obj = solve_checked(ACTQ_ALLOC_EXACT, m, s, n, avg, allowed, budget, b);
+    cr_assert(within_tie_margin(obj, bf, m), "exact %a brute %a (allowed %#x, m %zu, rep %u)",
+              obj, bf, allowed, m, rep);
   }
 }
 
