@@ -36,10 +36,11 @@ typedef struct alloc_free {
 } alloc_free;
 
 /* The exact solver stops after this much work (a unit: one candidate state or one upgrade
- * scanned; about 1 s on a 2-core 2026 cloud VM) or this many states kept over all levels
- * (5 bytes each), and reports ACTQ_ERR_UNSUPPORTED rather than an unproven answer. */
+ * scanned; about 1 s of CPU on a 2-core 2026 cloud VM) or this many states kept over all
+ * levels (5 bytes each; the peak memory of a call stays under 100 MB), and reports
+ * ACTQ_ERR_UNSUPPORTED rather than an unproven answer. */
 #define ALLOC_WORK_LIMIT 400000000ull
-#define ALLOC_STATE_LIMIT 40000000ull
+#define ALLOC_STATE_LIMIT 16000000ull
 
 /* Greedy upgrades (docs in greedy.c); x must hold m entries. */
 actq_status alloc_greedy(const alloc_problem *p, uint8_t *x);
