@@ -74,16 +74,20 @@ typedef struct level {
   size_t len, cap;
 } level;
 
+/* Room for cap states, growing by doubling. */
 static int level_reserve(level *l, size_t cap) {
   if (cap > l->cap) {
-    uint64_t *c = (uint64_t *)realloc(l->cost, cap * sizeof *c);
+    size_t grow = l->cap ? 2 * l->cap : 1024;
+    uint64_t *c;
     double *s;
+    if (grow < cap) grow = cap;
+    c = (uint64_t *)realloc(l->cost, grow * sizeof *c);
     if (!c) return 0;
     l->cost = c;
-    s = (double *)realloc(l->loss, cap * sizeof *s);
+    s = (double *)realloc(l->loss, grow * sizeof *s);
     if (!s) return 0;
     l->loss = s;
-    l->cap = cap;
+    l->cap = grow;
   }
   return 1;
 }
@@ -203,11 +207,10 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
     ns = suffix_upgrades(all, nall, d + 1, suf, pc, sg);
     tp = ns;
     work += ns + 2 * cur.len * nq;
-    if (work > ALLOC_WORK_LIMIT || h.len + cur.len * nq > ALLOC_STATE_LIMIT) {
+    if (work > ALLOC_WORK_LIMIT) {
       st = ACTQ_ERR_UNSUPPORTED;
       goto done;
     }
-    if (!level_reserve(&nxt, cur.len * nq) || !history_reserve(&h, cur.len * nq)) goto oom;
     nxt.len = 0;
     lvl_start[d + 1] = h.len;
     for (;;) {
@@ -239,6 +242,12 @@ actq_status alloc_frontier(const alloc_problem *p, const alloc_free *f_in, size_
       {
         double whole = hiloss + bl + sg[tp]; /* the LP's integral part: feasible */
         size_t idx = nxt.len;
+        /* kept states are the frontier, usually far fewer than the candidates: grow */
+        if (h.len >= ALLOC_STATE_LIMIT) {
+          st = ACTQ_ERR_UNSUPPORTED;
+          goto done;
+        }
+        if (!level_reserve(&nxt, idx + 1) || !history_reserve(&h, 1)) goto oom;
         nxt.cost[idx] = bc;
         nxt.loss[idx] = bl;
         h.parent[h.len] = (uint32_t)(lvl_start[d] + t);
