@@ -8,8 +8,10 @@ Mixed precision (ActNN, per sample): with `average_bits` set, each call chooses 
 per row (the tensor's first dimension is the sample) with actq_allocate_bits, from the
 row's sensitivity as docs/mixed-precision.md derives it: the variance stochastic rounding
 adds to row n is at most sum over its groups of G_g * R_g^2 / (4 (2^b - 1)^2), R_g the
-group's range. The gradient-norm and per-layer factors of ActNN are taken as 1 (the
-allocation balances ranges within a tensor); see docs/python.md.
+group's range. ActNN multiplies that by the squared norm of the gradient reaching the
+sample, known only after backward: a training loop that has it from an earlier visit of
+the same samples sets `row_weight` (a tensor of shape (batch,) or (batch, positions)) before
+the forward pass; without it the allocation balances ranges only (docs/python.md).
 """
 import itertools
 
@@ -55,10 +57,29 @@ class Quantizer:
         self.seed = next(_seeds) if seed is None else seed
         self.alloc_method = alloc_method
         self.calls = 0  # the Philox offset of the next call
+        self.row_weight = None  # per-sample gradient-norm factors of the coming forward
+        self.elements_per_width = [0] * 9  # how many elements were stored at each width
+
+    def _row_weight_for(self, rows):
+        """row_weight matched to a tensor of `rows` rows: per position when rows are the
+        batch's positions (a (batch*positions) x features view), per sample when rows are
+        the batch; None for tensors of another first dimension."""
+        w = self.row_weight
+        if w is None:
+            return None
+        w = w.detach().double().cpu()
+        if w.numel() == rows:
+            return w.reshape(-1)
+        if w.shape[0] == rows:
+            return w.reshape(rows, -1).sum(dim=1)
+        return None
 
     def row_widths(self, x2d):
         """Per-row widths for a rows x cols tensor, with the configured average."""
         sens = row_sensitivity(x2d, self.group_size)
+        w = self._row_weight_for(x2d.shape[0])
+        if w is not None:
+            sens = sens * w
         bits, _ = ops.allocate_bits(sens, x2d.shape[1], self.average_bits, self.allowed_mask,
                                     self.alloc_method)
         return bits
@@ -69,6 +90,11 @@ class Quantizer:
         row_bits = None
         if self.average_bits is not None and r:
             row_bits = self.row_widths(x.reshape(r, c))
+        if row_bits is None:
+            self.elements_per_width[self.bits] += r * c
+        else:
+            for b, n in zip(*torch.unique(row_bits, return_counts=True)):
+                self.elements_per_width[int(b)] += int(n) * c
         offset = self.calls
         self.calls += 1
         return ops.quantize(x, self.bits, self.group_size, row_bits=row_bits,
