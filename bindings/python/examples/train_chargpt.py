@@ -107,7 +107,7 @@ def train(setting, a, train_w, val_w, vocab):
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
     grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64)
     meter = at.SavedTensorMeter()
-    losses, vals, held = [], [], []
+    losses, vals, held, parts = [], [], [], []
     with common.Timer() as timer:
         for step, idx in zip(range(a.steps), batches(train_w, a.batch, gen)):
             w = train_w[idx]
@@ -126,6 +126,8 @@ def train(setting, a, train_w, val_w, vocab):
                     logits = model(x)
                     loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
             held.append(meter.activation_bytes)
+            parts.append((meter.plain_bytes, meter.compressed_bytes,
+                          meter.compressed_original_bytes))
             with torch.no_grad():  # per position ||d CE / d logits||^2, for the next visit
                 g = logits.detach().softmax(-1)
                 g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
@@ -139,6 +141,8 @@ def train(setting, a, train_w, val_w, vocab):
                                                        a.block)))
     return {"val_loss": vals[-1][1], "val_curve": vals, "train_loss": losses,
             "saved_bytes_per_step": int(np.median(held)), "saved_bytes_max": int(max(held)),
+            "saved_parts_last_step": dict(zip(("plain", "compressed", "compressed_original"),
+                                              parts[-1])),  # bytes, meter's fields
             "elements_per_width": q.elements_per_width if q else None,
             "seconds": timer.seconds}
 

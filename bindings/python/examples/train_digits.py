@@ -92,7 +92,8 @@ def train(setting, data, seed, epochs, batch):
                 losses.append(loss.item())
             accs.append(accuracy(model, xte, yte))
     stored = q.elements_per_width if q is not None else None
-    return {"test_accuracy": accs[-1], "elements_per_width": stored, "test_accuracy_per_epoch": accs,
+    return {"test_accuracy": accs[-1], "elements_per_width": stored,
+            "test_accuracy_per_epoch": accs,
             "train_loss": losses, "saved_bytes_per_step": int(np.median(held)),
             "saved_bytes_max": int(max(held)), "seconds": timer.seconds}
 

@@ -181,7 +181,7 @@ def test_mixed_precision_keeps_the_average_and_favours_sensitive_rows():
     q.row_weight = torch.ones(16, dtype=torch.float64)
     q.row_weight[7] = 1e6  # ActNN's gradient-norm factor: sample 7 matters most
     rb = q.compress(torch.randn(16, 1024, generator=gen(11))).row_bits
-    assert rb[7] == rb.max() and rb.float().mean() <= 2.0
+    assert rb[7] >= 4 and (rb > 2).sum() == 1 and rb.float().mean() <= 2.0
     assert sum(q.elements_per_width[b] * b for b in range(9)) <= 2 * 2 * 16 * 1024
 
 
@@ -207,3 +207,20 @@ def test_eval_mode_uses_plain_ops():
     with meter.counting():
         lin(x)
     assert meter.compressed_bytes == 0 and meter.plain_bytes == 4 * 8 * 4
+
+
+def test_meter_counts_a_storage_once_and_parameters_apart():
+    x = torch.randn(100, 50, requires_grad=True)
+    meter = at.SavedTensorMeter()
+    with meter.counting():
+        y = x.exp()      # saves its output y
+        z = y * y        # saves y twice more: the same storage
+        w = z[:, :10].sin()  # saves a view of z: z's whole storage
+    assert meter.tensors == 4
+    assert meter.plain_bytes == 2 * 100 * 50 * 4
+    lin = nn.Linear(50, 7)
+    meter.reset()
+    with meter.counting():
+        lin(x)
+    assert meter.parameter_bytes == 7 * 50 * 4 and meter.plain_bytes == 100 * 50 * 4
+    del w
