@@ -61,6 +61,7 @@ def plot(name, d, path):
         if "val_curve" in r:
             vs, vl = zip(*r["val_curve"])
             ax.plot(vs, vl, "o-", ms=3, color=line.get_color(), label="%s val" % setting)
+    ax.set_yscale("log")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (train: mean of 25 steps)")
     ax.set_title("%s: loss (seed 0)" % name)

@@ -89,7 +89,7 @@ def train(setting, data, seed, epochs, batch):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                losses.append(loss.item())
+                losses.append(round(loss.item(), 5))
             accs.append(accuracy(model, xte, yte))
     stored = q.elements_per_width if q is not None else None
     return {"test_accuracy": accs[-1], "elements_per_width": stored,
@@ -102,7 +102,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2 epochs, 1 seed: a smoke test")
     ap.add_argument("--epochs", type=int, default=30)
-    ap.add_argument("--seeds", type=int, default=3, help="training runs per setting")
+    ap.add_argument("--seeds", type=int, default=5, help="training runs per setting")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
