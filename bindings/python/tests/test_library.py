@@ -1,5 +1,6 @@
 """Loading, version check, the C structs' layout, statuses and contexts."""
 import ctypes
+import ctypes.util
 import os
 import shutil
 import subprocess
@@ -18,10 +19,29 @@ def test_version_is_the_majors_the_binding_was_written_for():
     assert actq.__version__.count(".") == 2
 
 
-def _import_with(env_value):
-    env = dict(os.environ, ACTQ_LIBRARY=env_value)
-    return subprocess.run([sys.executable, "-c", "import actq"], env=env, cwd=os.path.dirname(HERE),
-                          capture_output=True, text=True)
+def _import_with(env_value, **extra):
+    env = dict(os.environ, **extra)
+    env.pop("ACTQ_LIBRARY", None)
+    if env_value is not None:
+        env["ACTQ_LIBRARY"] = env_value
+    return subprocess.run([sys.executable, "-c", "import actq; print(actq._lib.lib._name)"],
+                          env=env, cwd=os.path.dirname(HERE), capture_output=True, text=True)
+
+
+def test_without_actq_library_the_soname_is_found_on_the_loader_path():
+    libdir = os.path.dirname(os.path.abspath(_lib.lib._name))
+    r = _import_with(None, LD_LIBRARY_PATH=libdir)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() in ("libactq.so.0", ctypes.util.find_library("actq"))
+
+
+@pytest.mark.skipif(ctypes.util.find_library("actq") is not None,
+                    reason="libactq is installed system-wide")
+def test_without_any_library_the_error_says_how_to_fix_it():
+    r = _import_with(None, LD_LIBRARY_PATH="")
+    assert r.returncode != 0
+    assert "libactq not found (tried libactq.so.0)" in r.stderr
+    assert "set ACTQ_LIBRARY" in r.stderr
 
 
 def test_missing_library_says_how_to_fix_it():
