@@ -33,16 +33,18 @@ def rows(task, d):
         widths = runs[0].get("elements_per_width")
         avg = ("%.2f" % (sum(b * n for b, n in enumerate(widths)) / sum(widths))
                if widths else "32")
-        out.append("| %s | %s | %s | %s | %.1fx | %.2f | %s |"
+        secs = np.mean([r["seconds"] for r in runs])
+        out.append("| %s | %s | %s | %s | %.1fx | %.2f | %s | %.0f |"
                    % (task, setting, metric, format(held, ","), base / held,
-                      32 * held / base, avg))
+                      32 * held / base, avg, secs))
     return out
 
 
 def table(results):
     head = ["| task | setting | result | bytes held for backward per step | vs fp32 "
-            "| bits per fp32 activation element, all-in | code width of compressed elements |",
-            "|---|---|---|---:|---:|---:|---:|"]
+            "| bits per fp32 activation element, all-in | code width of compressed elements "
+            "| training seconds (shared machine) |",
+            "|---|---|---|---:|---:|---:|---:|---:|"]
     body = []
     for name, d in results.items():
         body += rows(name, d)

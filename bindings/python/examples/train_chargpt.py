@@ -6,7 +6,8 @@ The corpus is the .py files directly in the running interpreter's standard libra
 (sorted by name, concatenated), the last 10% held out for validation. Sequences are fixed
 non-overlapping windows, so each has an identity across epochs: the mixed setting weights
 each position by its ||dL/dlogits||^2 at the window's previous visit (ActNN's gradient-norm
-factor).
+factor). The loss head (cross-entropy, whose saved log-softmax feeds exp() in backward)
+runs outside the compressed block unless --compress-loss.
 
     python3 train_chargpt.py                     # full run -> docs/training/chargpt.json
     python3 train_chargpt.py --quick --out DIR   # seconds: the CI smoke test
@@ -120,7 +121,13 @@ def train(setting, a, train_w, val_w, vocab):
                 q.row_weight = grad_norm2[idx]
                 with at.compressed_saved_tensors(quantizer=q, meter=meter):
                     logits = model(x)
-                    loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+                    if a.compress_loss:
+                        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+                if not a.compress_loss:
+                    # The loss head outside the block: its saved log-softmax stays fp32
+                    # (counted by the meter all the same).
+                    with meter.counting():
+                        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
             else:
                 with meter.counting():
                     logits = model(x)
@@ -135,7 +142,7 @@ def train(setting, a, train_w, val_w, vocab):
             opt.zero_grad()
             loss.backward()
             opt.step()
-            losses.append(loss.item())
+            losses.append(round(loss.item(), 5))
             if (step + 1) % a.eval_every == 0 or step + 1 == a.steps:
                 vals.append((step + 1, validation_loss(model, val_w, a.val_batches, a.batch,
                                                        a.block)))
@@ -163,6 +170,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--settings", default=",".join(common.SETTINGS))
+    ap.add_argument("--compress-loss", action="store_true",
+                    help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
                                                   "training"))
     a = ap.parse_args()
@@ -183,7 +192,8 @@ def main():
         runs[setting] = [r]
         print("%-16s val loss %.4f  saved %9d B/step  %.1f s"
               % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"]), flush=True)
-    common.write_results(os.path.join(a.out, "chargpt.json"),
+    name = "chargpt-loss-compressed.json" if a.compress_loss else "chargpt.json"
+    common.write_results(os.path.join(a.out, name),
                          {"task": "char GPT", "corpus": source, "vocab": len(chars),
                           "train_windows": len(train_w), "val_windows": len(val_w),
                           "config": {k: v for k, v in vars(a).items() if k != "out"},
