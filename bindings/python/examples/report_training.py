@@ -20,8 +20,7 @@ def smooth(v, w):
     return np.arange(w - 1, len(v)), np.convolve(v, k, mode="valid")
 
 
-def rows(task, d):
-    base = d["runs"]["fp32"][0]["saved_bytes_per_step"]
+def rows(task, d, base):
     out = []
     for setting, runs in d["runs"].items():
         held = runs[0]["saved_bytes_per_step"]
@@ -47,11 +46,15 @@ def table(results):
             "|---|---|---|---:|---:|---:|---:|---:|"]
     body = []
     for name, d in results.items():
-        body += rows(name, d)
+        # the fp32 reference of a task is its own fp32 run, else the plain char GPT's
+        ref = d if "fp32" in d["runs"] else results["char GPT"]
+        body += rows(name, d, ref["runs"]["fp32"][0]["saved_bytes_per_step"])
     return "\n".join(head + body)
 
 
-def plot(name, d, path):
+def plot(name, d, path, extra=None):
+    """Loss curves and held bytes of one task; `extra` (the loss-head-compressed char GPT
+    runs) adds dashed validation curves."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -63,6 +66,9 @@ def plot(name, d, path):
         if "val_curve" in r:
             vs, vl = zip(*r["val_curve"])
             ax.plot(vs, vl, "o-", ms=3, color=line.get_color(), label="%s val" % setting)
+    for setting, runs in (extra or {}).get("runs", {}).items():
+        vs, vl = zip(*runs[0]["val_curve"])
+        ax.plot(vs, vl, "x--", ms=3, label="%s val, loss head compressed too" % setting)
     ax.set_yscale("log")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (train: mean of 25 steps)")
@@ -85,16 +91,19 @@ def main():
     ap.add_argument("--no-plot", action="store_true")
     a = ap.parse_args()
     results = {}
-    for name, f in (("digits CNN", "digits.json"), ("char GPT", "chargpt.json")):
+    for name, f in (("digits CNN", "digits.json"), ("char GPT", "chargpt.json"),
+                    ("char GPT, loss head compressed too", "chargpt-loss-compressed.json")):
         p = os.path.join(a.dir, f)
         if os.path.exists(p):
             with open(p) as fh:
                 results[name] = json.load(fh)
     print(table(results))
     if not a.no_plot:
-        for name, d in results.items():
-            stem = "digits" if name.startswith("digits") else "chargpt"
-            plot(name, d, os.path.join(a.dir, stem + ".png"))
+        for name, stem in (("digits CNN", "digits"), ("char GPT", "chargpt")):
+            if name in results:
+                plot(name, results[name], os.path.join(a.dir, stem + ".png"),
+                     results.get("char GPT, loss head compressed too")
+                     if stem == "chargpt" else None)
 
 
 if __name__ == "__main__":
