@@ -13,6 +13,7 @@ runs outside the compressed block unless --compress-loss.
     python3 train_chargpt.py --quick --out DIR   # seconds: the CI smoke test
 """
 import argparse
+import contextlib
 import glob
 import math
 import os
@@ -50,6 +51,7 @@ class Block(nn.Module):
         self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
         self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
         self.gelu = gelu
+        self.plain = contextlib.nullcontext  # what saves attention's softmax (--softmax-fp32)
 
     def attention(self, x):
         b, t, d = x.shape
@@ -57,8 +59,10 @@ class Block(nn.Module):
         q, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
         att = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         mask = torch.ones(t, t, dtype=torch.bool).triu(1)
-        att = att.masked_fill(mask, float("-inf")).softmax(-1)
-        return self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+        with self.plain():  # an inner saved-tensor hook overrides the compressing one
+            att = att.masked_fill(mask, float("-inf")).softmax(-1)
+            z = att @ v
+        return self.proj(z.transpose(1, 2).reshape(b, t, d))
 
     def forward(self, x):
         x = x + self.attention(self.ln1(x))
@@ -108,6 +112,9 @@ def train(setting, a, train_w, val_w, vocab):
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
     grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64)
     meter = at.SavedTensorMeter()
+    if a.softmax_fp32:
+        for block in model.blocks:
+            block.plain = meter.counting
     losses, vals, held, parts = [], [], [], []
     with common.Timer() as timer:
         for step, idx in zip(range(a.steps), batches(train_w, a.batch, gen)):
@@ -172,6 +179,9 @@ def main():
     ap.add_argument("--settings", default=",".join(common.SETTINGS))
     ap.add_argument("--compress-loss", action="store_true",
                     help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
+    ap.add_argument("--softmax-fp32", action="store_true",
+                    help="keep attention's softmax (and the v it multiplies) in fp32 "
+                         "(chargpt-softmax-fp32.json)")
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
                                                   "training"))
     a = ap.parse_args()
@@ -192,7 +202,8 @@ def main():
         runs[setting] = [r]
         print("%-16s val loss %.4f  saved %9d B/step  %.1f s"
               % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"]), flush=True)
-    name = "chargpt-loss-compressed.json" if a.compress_loss else "chargpt.json"
+    name = ("chargpt-loss-compressed.json" if a.compress_loss else
+            "chargpt-softmax-fp32.json" if a.softmax_fp32 else "chargpt.json")
     common.write_results(os.path.join(a.out, name),
                          {"task": "char GPT", "corpus": source, "vocab": len(chars),
                           "train_windows": len(train_w), "val_windows": len(val_w),
