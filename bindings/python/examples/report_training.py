@@ -92,7 +92,8 @@ def main():
     a = ap.parse_args()
     results = {}
     for name, f in (("digits CNN", "digits.json"), ("char GPT", "chargpt.json"),
-                    ("char GPT, loss head compressed too", "chargpt-loss-compressed.json")):
+                    ("char GPT, loss head compressed too", "chargpt-loss-compressed.json"),
+                    ("char GPT, attention softmax kept fp32", "chargpt-softmax-fp32.json")):
         p = os.path.join(a.dir, f)
         if os.path.exists(p):
             with open(p) as fh:

@@ -5,7 +5,6 @@ gradient times the saved input), stochastic rounding makes the gradient unbiased
 over independent draws converges to the exact one, and each draw is off by at most the
 quantization step. The tests check both against bounds computed from the stored scales.
 """
-import copy
 
 import pytest
 import torch

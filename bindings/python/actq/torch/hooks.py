@@ -1,8 +1,12 @@
 """GACT's generic approach: compress every floating tensor autograd saves, for any model.
 
     with actq.torch.compressed_saved_tensors(bits=2):
-        loss = loss_fn(model(x), y)
-    loss.backward()
+        logits = model(x)
+    loss_fn(logits, y).backward()
+
+The loss head stays outside: a cross-entropy saves its log-softmax, which backward passes
+through exp(), so quantization noise on it is no longer unbiased (at 2 bits it made a
+small GPT diverge; docs/python.md).
 
 Inside the block, each saved floating tensor (float32/float16/bfloat16, at least
 `min_numel` elements, not an nn.Parameter) is quantized when autograd saves it and
