@@ -1,0 +1,10 @@
+"""PyTorch integration of actq: entry points on tensors (CPU, and CUDA through
+ACTQ_BACKEND_CUDA), ActNN-style autograd functions and modules, GACT-style saved-tensor
+hooks, and a meter of the bytes autograd holds."""
+from . import functional, nn
+from .device import context_for, synchronize
+from .hooks import compressed_saved_tensors
+from .meter import SavedTensorMeter
+from .ops import (allocate_bits, dequantize, fewbit_backward, fewbit_encode, pack, quantize,
+                  unpack)
+from .quantizer import Quantizer, row_sensitivity

@@ -1,0 +1,110 @@
+"""Quantizer: the settings and the noise counter behind every compressed activation.
+
+A Quantizer turns a tensor into a Quantized (packed codes + group metadata) and back. It
+owns a seed and a call counter used as the Philox offset, so stochastic rounding is
+reproducible (same seed, same sequence of calls, same bytes) and independent between calls.
+
+Mixed precision (ActNN, per sample): with `average_bits` set, each call chooses one width
+per row (the tensor's first dimension is the sample) with actq_allocate_bits, from the
+row's sensitivity as docs/mixed-precision.md derives it: the variance stochastic rounding
+adds to row n is at most sum over its groups of G_g * R_g^2 / (4 (2^b - 1)^2), R_g the
+group's range. ActNN multiplies that by the squared norm of the gradient reaching the
+sample, known only after backward: a training loop that has it from an earlier visit of
+the same samples sets `row_weight` (a tensor of shape (batch,) or (batch, positions)) before
+the forward pass; without it the allocation balances ranges only (docs/python.md).
+"""
+import itertools
+
+import torch
+
+from ..arrays import rows_cols
+from ..enums import widths_mask
+from . import ops
+
+_seeds = itertools.count(0x5EED)
+
+
+def row_sensitivity(x2d, group_size):
+    """sum_g G_g * R_g^2 / 4 for each row of a rows x cols tensor (float64, CPU)."""
+    rows, cols = x2d.shape
+    full = cols // group_size * group_size
+    s = torch.zeros(rows, dtype=torch.float64, device=x2d.device)
+    if full:
+        g = x2d[:, :full].reshape(rows, -1, group_size)
+        r = (g.amax(dim=2) - g.amin(dim=2)).double()
+        s += group_size * (r * r).sum(dim=1) / 4
+    if full < cols:
+        t = x2d[:, full:]
+        r = (t.amax(dim=1) - t.amin(dim=1)).double()
+        s += (cols - full) * r * r / 4
+    return s.cpu()
+
+
+class Quantizer:
+    def __init__(self, bits=2, group_size=256, *, average_bits=None,
+                 allowed_bits=(1, 2, 3, 4, 8), rounding="stochastic", meta_dtype="f32",
+                 seed=None, alloc_method="greedy"):
+        """bits: the width of every row (ignored with average_bits). average_bits: per-row
+        widths among allowed_bits with that average. seed: None takes the next of a
+        process-wide sequence, so quantizers created in the same order get the same seeds
+        and different quantizers never share a noise stream."""
+        self.bits = bits
+        self.group_size = group_size
+        self.average_bits = average_bits
+        self.allowed_mask = widths_mask(allowed_bits)
+        self.rounding = rounding
+        self.meta_dtype = meta_dtype
+        self.seed = next(_seeds) if seed is None else seed
+        self.alloc_method = alloc_method
+        self.calls = 0  # the Philox offset of the next call
+        self.row_weight = None  # per-sample gradient-norm factors of the coming forward
+        self.elements_per_width = [0] * 9  # how many elements were stored at each width
+
+    def _row_weight_for(self, rows):
+        """row_weight matched to a tensor of `rows` rows: per position when rows are the
+        batch's positions (a (batch*positions) x features view), per sample when rows are
+        the batch; None for tensors of another first dimension."""
+        w = self.row_weight
+        if w is None:
+            return None
+        w = w.detach().double().cpu()
+        if w.numel() == rows:
+            return w.reshape(-1)
+        if w.shape[0] == rows:
+            return w.reshape(rows, -1).sum(dim=1)
+        return None
+
+    def row_widths(self, x2d):
+        """Per-row widths for a rows x cols tensor, with the configured average."""
+        sens = row_sensitivity(x2d, self.group_size)
+        w = self._row_weight_for(x2d.shape[0])
+        if w is not None:
+            sens = sens * w
+        bits, _ = ops.allocate_bits(sens, x2d.shape[1], self.average_bits, self.allowed_mask,
+                                    self.alloc_method)
+        return bits
+
+    def compress(self, x, rows=None):
+        x = x.detach()
+        r, c = rows_cols(tuple(x.shape), rows)
+        row_bits = None
+        if self.average_bits is not None and r:
+            row_bits = self.row_widths(x.reshape(r, c))
+        if row_bits is None:
+            self.elements_per_width[self.bits] += r * c
+        else:
+            for b, n in zip(*torch.unique(row_bits, return_counts=True)):
+                self.elements_per_width[int(b)] += int(n) * c
+        offset = self.calls
+        self.calls += 1
+        return ops.quantize(x, self.bits, self.group_size, row_bits=row_bits,
+                            rounding=self.rounding, seed=self.seed, offset=offset,
+                            meta_dtype=self.meta_dtype, rows=r)
+
+    def decompress(self, q):
+        return ops.dequantize(q)
+
+    def __repr__(self):
+        width = ("average %g bits" % self.average_bits if self.average_bits is not None
+                 else "%d bits" % self.bits)
+        return "Quantizer(%s, group_size=%d, seed=%d)" % (width, self.group_size, self.seed)

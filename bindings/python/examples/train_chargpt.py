@@ -1,0 +1,215 @@
+"""A small GPT-style character model on the Python standard library's own source files,
+GACT-style: every floating tensor autograd saves is quantized by
+actq.torch.compressed_saved_tensors, and the MLP's GELU saves few-bit codes.
+
+The corpus is the .py files directly in the running interpreter's standard library
+(sorted by name, concatenated), the last 10% held out for validation. Sequences are fixed
+non-overlapping windows, so each has an identity across epochs: the mixed setting weights
+each position by its ||dL/dlogits||^2 at the window's previous visit (ActNN's gradient-norm
+factor). The loss head (cross-entropy, whose saved log-softmax feeds exp() in backward)
+runs outside the compressed block unless --compress-loss.
+
+    python3 train_chargpt.py                     # full run -> docs/training/chargpt.json
+    python3 train_chargpt.py --quick --out DIR   # seconds: the CI smoke test
+"""
+import argparse
+import contextlib
+import glob
+import math
+import os
+import sysconfig
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import common
+from common import at
+
+
+def corpus(max_chars):
+    stdlib = sysconfig.get_paths()["stdlib"]
+    files = sorted(glob.glob(os.path.join(stdlib, "*.py")))
+    parts, total = [], 0
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            parts.append(f.read())
+        total += len(parts[-1])
+        if total >= max_chars:
+            break
+    text = "".join(parts)[:max_chars]
+    return text, {"source": "stdlib *.py of Python %s" % sysconfig.get_python_version(),
+                  "files": len(parts), "chars": len(text)}
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads, gelu):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.gelu = gelu
+        self.plain = contextlib.nullcontext  # what saves attention's softmax (--softmax-fp32)
+
+    def attention(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=2)
+        q, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
+        att = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        mask = torch.ones(t, t, dtype=torch.bool).triu(1)
+        with self.plain():  # an inner saved-tensor hook overrides the compressing one
+            att = att.masked_fill(mask, float("-inf")).softmax(-1)
+            z = att @ v
+        return self.proj(z.transpose(1, 2).reshape(b, t, d))
+
+    def forward(self, x):
+        x = x + self.attention(self.ln1(x))
+        return x + self.out(self.gelu(self.fc(self.ln2(x))))
+
+
+class CharGPT(nn.Module):
+    def __init__(self, vocab, block, d, heads, layers, gelu):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(block, d)
+        self.blocks = nn.Sequential(*[Block(d, heads, gelu()) for _ in range(layers)])
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
+
+    def forward(self, idx):
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+        return self.head(self.ln(self.blocks(x)))
+
+
+def batches(windows, batch, gen):
+    """Indices of the training windows, shuffled each epoch, `batch` at a time."""
+    while True:
+        perm = torch.randperm(len(windows), generator=gen)
+        for i in range(0, len(perm) - batch + 1, batch):
+            yield perm[i:i + batch]
+
+
+def validation_loss(model, val, n_batches, batch, block):
+    model.eval()
+    losses = []
+    with torch.no_grad():
+        for i in range(min(n_batches, len(val) // batch)):
+            w = val[i * batch:(i + 1) * batch]
+            logits = model(w[:, :block])
+            losses.append(F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                          w[:, 1:].reshape(-1)).item())
+    model.train()
+    return float(np.mean(losses))
+
+
+def train(setting, a, train_w, val_w, vocab):
+    torch.manual_seed(a.seed)  # the same initial weights in every setting
+    compressed = setting != "fp32"
+    gelu = (lambda: at.nn.GELU(common.fewbit_bits(setting))) if compressed else nn.GELU
+    model = CharGPT(vocab, a.block, a.d, a.heads, a.layers, gelu)
+    q = common.quantizer_for(setting, a.seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
+    gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
+    grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64)
+    meter = at.SavedTensorMeter()
+    if a.softmax_fp32:
+        for block in model.blocks:
+            block.plain = meter.counting
+    losses, vals, held, parts = [], [], [], []
+    with common.Timer() as timer:
+        for step, idx in zip(range(a.steps), batches(train_w, a.batch, gen)):
+            w = train_w[idx]
+            x, y = w[:, :a.block], w[:, 1:]
+            lr = a.lr * min(1.0, (step + 1) / 50)  # short warm-up
+            for g in opt.param_groups:
+                g["lr"] = lr
+            meter.reset()
+            if compressed:
+                q.row_weight = grad_norm2[idx]
+                with at.compressed_saved_tensors(quantizer=q, meter=meter):
+                    logits = model(x)
+                    if a.compress_loss:
+                        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+                if not a.compress_loss:
+                    # The loss head outside the block: its saved log-softmax stays fp32
+                    # (counted by the meter all the same).
+                    with meter.counting():
+                        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+            else:
+                with meter.counting():
+                    logits = model(x)
+                    loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+            held.append(meter.activation_bytes)
+            parts.append((meter.plain_bytes, meter.compressed_bytes,
+                          meter.compressed_original_bytes))
+            with torch.no_grad():  # per position ||d CE / d logits||^2, for the next visit
+                g = logits.detach().softmax(-1)
+                g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
+                grad_norm2[idx] = (g * g).sum(-1).double()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(round(loss.item(), 5))
+            if (step + 1) % a.eval_every == 0 or step + 1 == a.steps:
+                vals.append((step + 1, validation_loss(model, val_w, a.val_batches, a.batch,
+                                                       a.block)))
+    return {"val_loss": vals[-1][1], "val_curve": vals, "train_loss": losses,
+            "saved_bytes_per_step": int(np.median(held)), "saved_bytes_max": int(max(held)),
+            "saved_parts_last_step": dict(zip(("plain", "compressed", "compressed_original"),
+                                              parts[-1])),  # bytes, meter's fields
+            "elements_per_width": q.elements_per_width if q else None,
+            "seconds": timer.seconds}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a few steps: a smoke test")
+    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--block", type=int, default=64)
+    ap.add_argument("--d", type=int, default=64)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--chars", type=int, default=300_000)
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--val-batches", type=int, default=25)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--settings", default=",".join(common.SETTINGS))
+    ap.add_argument("--compress-loss", action="store_true",
+                    help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
+    ap.add_argument("--softmax-fp32", action="store_true",
+                    help="keep attention's softmax (and the v it multiplies) in fp32 "
+                         "(chargpt-softmax-fp32.json)")
+    ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
+                                                  "training"))
+    a = ap.parse_args()
+    if a.quick:
+        a.steps, a.eval_every, a.val_batches, a.chars = 6, 3, 2, 200_000
+    common.setup_threads(a.threads)
+    text, source = corpus(a.chars)
+    chars = sorted(set(text))
+    data = torch.tensor(np.searchsorted(np.array(chars), np.array(list(text))),
+                        dtype=torch.long)
+    n_train = int(len(data) * 0.9)
+    # Non-overlapping windows of block+1 characters (inputs and next-character targets).
+    cut = lambda d: d[: len(d) // (a.block + 1) * (a.block + 1)].reshape(-1, a.block + 1)
+    train_w, val_w = cut(data[:n_train]), cut(data[n_train:])
+    runs = {}
+    for setting in a.settings.split(","):
+        r = train(setting, a, train_w, val_w, len(chars))
+        runs[setting] = [r]
+        print("%-16s val loss %.4f  saved %9d B/step  %.1f s"
+              % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"]), flush=True)
+    name = ("chargpt-loss-compressed.json" if a.compress_loss else
+            "chargpt-softmax-fp32.json" if a.softmax_fp32 else "chargpt.json")
+    common.write_results(os.path.join(a.out, name),
+                         {"task": "char GPT", "corpus": source, "vocab": len(chars),
+                          "train_windows": len(train_w), "val_windows": len(val_w),
+                          "config": {k: v for k, v in vars(a).items() if k != "out"},
+                          "environment": common.environment(), "runs": runs})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""Autograd functions, modules and saved-tensor hooks: gradients against uncompressed ones.
+
+Where the quantized tensor enters a gradient linearly (a weight gradient is the incoming
+gradient times the saved input), stochastic rounding makes the gradient unbiased: its mean
+over independent draws converges to the exact one, and each draw is off by at most the
+quantization step. The tests check both against bounds computed from the stored scales.
+"""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import actq
+import actq.torch as at
+
+
+def gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def grads(module, x, gy):
+    module.zero_grad()
+    y = module(x)
+    y.backward(gy)
+    return [p.grad.clone() for p in module.parameters()], y
+
+
+def mean_and_sem(samples):
+    s = torch.stack(samples)
+    return s.mean(0), s.std(0) / len(samples) ** 0.5
+
+
+@pytest.mark.parametrize("bits", [2, 4])
+def test_linear_weight_gradient_is_unbiased_and_input_gradient_exact(bits):
+    torch.manual_seed(0)
+    ref = nn.Linear(48, 24)
+    lin = at.nn.Linear(48, 24, quantizer=at.Quantizer(bits, group_size=64, seed=1))
+    lin.load_state_dict(ref.state_dict())
+    x = torch.randn(16, 48, generator=gen(1), requires_grad=True)
+    gy = torch.randn(16, 24, generator=gen(2))
+    (gw_ref, gb_ref), y_ref = grads(ref, x, gy)
+    gx_ref = x.grad.clone()
+    draws = []
+    for _ in range(300):
+        x.grad = None
+        (gw, gb), y = grads(lin, x, gy)
+        assert torch.equal(y, y_ref)  # forward is untouched
+        assert torch.allclose(gx_ref, x.grad, atol=1e-6)  # needs the weight only
+        assert torch.allclose(gb, gb_ref, atol=1e-6)
+        draws.append(gw)
+    mean, sem = mean_and_sem(draws)
+    assert ((mean - gw_ref).abs() <= 5 * sem + 1e-6).float().mean() > 0.999
+    assert (mean - gw_ref).norm() < 2 * sem.norm()
+    # One draw: |gy^T (x^ - x)| <= sum_n |gy_n| * step_n, step <= range / (2^b - 1)
+    step = (x.amax() - x.amin()) / (2 ** bits - 1)
+    assert torch.all((draws[0] - gw_ref).abs() <= gy.abs().sum(0)[:, None] * step + 1e-5)
+
+
+def test_conv2d_gradients():
+    torch.manual_seed(0)
+    ref = nn.Conv2d(3, 5, 3, stride=2, padding=1)
+    conv = at.nn.Conv2d(3, 5, 3, stride=2, padding=1, quantizer=at.Quantizer(2, seed=3))
+    conv.load_state_dict(ref.state_dict())
+    x = torch.randn(4, 3, 9, 9, generator=gen(3), requires_grad=True)
+    gy = torch.randn(4, 5, 5, 5, generator=gen(4))
+    (gw_ref, gb_ref), _ = grads(ref, x, gy)
+    gx_ref = x.grad.clone()
+    draws = []
+    for _ in range(300):
+        x.grad = None
+        (gw, gb), _ = grads(conv, x, gy)
+        assert torch.allclose(x.grad, gx_ref, atol=1e-5)
+        assert torch.allclose(gb, gb_ref, atol=1e-5)
+        draws.append(gw)
+    mean, sem = mean_and_sem(draws)
+    assert ((mean - gw_ref).abs() <= 5 * sem + 1e-5).float().mean() > 0.999
+    assert (mean - gw_ref).norm() < 2 * sem.norm()  # sum of squares ~ its expectation
+
+
+def test_relu_saves_a_one_bit_mask_and_is_exact():
+    x = torch.randn(10, 1000, requires_grad=True)
+    x.data[0, :5] = 0.0  # PyTorch's ReLU has gradient 0 at 0
+    gy = torch.randn(10, 1000)
+    (F.relu(x) * gy).sum().backward()
+    g_ref = x.grad.clone()
+    x.grad = None
+    meter = at.SavedTensorMeter()
+    with meter.counting():
+        y = at.nn.ReLU()(x)
+    assert torch.equal(y, F.relu(x))
+    assert meter.activation_bytes == 10 * 1000 // 8  # one bit per element
+    (y * gy).sum().backward()
+    assert torch.equal(x.grad, g_ref)
+
+
+@pytest.mark.parametrize("bits", [2, 4])
+def test_fewbit_gelu_gradient_error_is_the_tables_error(bits):
+    """Under N(0,1) inputs the mean squared derivative error is the table's objective."""
+    x = torch.randn(400_000, generator=gen(5), requires_grad=True)
+    y = at.nn.GELU(bits)(x)
+    y.backward(torch.ones_like(y))
+    x2 = x.detach().clone().requires_grad_()
+    F.gelu(x2).backward(torch.ones_like(x2))
+    mse = ((x.grad - x2.grad) ** 2).mean().item()
+    table_error = actq.cached_table("gelu", bits).error
+    assert abs(mse - table_error) < 0.03 * table_error
+    assert torch.allclose(y, F.gelu(x.detach()), atol=1e-6)
+
+
+def _mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(64, 128), nn.Linear(128, 32))  # linear in saved inputs
+
+
+def test_hooks_give_unbiased_gradients_and_leave_parameters_alone():
+    model = _mlp()
+    x = torch.randn(32, 64, generator=gen(6))
+    gy = torch.randn(32, 32, generator=gen(7))
+    ref, _ = grads(model, x, gy)
+    q = at.Quantizer(2, seed=11)
+    draws = []
+    for _ in range(200):
+        model.zero_grad()
+        meter = at.SavedTensorMeter()
+        with at.compressed_saved_tensors(quantizer=q, meter=meter):
+            y = model(x)
+        y.backward(gy)
+        draws.append([p.grad.clone() for p in model.parameters()])
+    # weight of layer 2 saved as a view weight.t(): counted apart, never quantized
+    assert meter.parameter_bytes == 128 * 32 * 4
+    assert meter.compressed_original_bytes == (32 * 64 + 32 * 128) * 4
+    for i, r in enumerate(ref):
+        mean, sem = mean_and_sem([d[i] for d in draws])
+        assert ((mean - r).abs() <= 5 * sem + 1e-5).float().mean() > 0.999
+        assert (mean - r).norm() < 2 * sem.norm() + 1e-5 * r.norm()
+    # the bias gradients do not depend on saved activations of their own layer's input
+    assert torch.allclose(draws[0][3], ref[3], atol=1e-5)
+
+
+def test_hooks_at_8_bits_are_close_to_exact():
+    model = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.LayerNorm(128), nn.Linear(128, 8))
+    x = torch.randn(32, 64, generator=gen(8))
+    gy = torch.randn(32, 8, generator=gen(9))
+    ref, _ = grads(model, x, gy)
+    model.zero_grad()
+    with at.compressed_saved_tensors(bits=8, min_numel=1):
+        y = model(x)
+    y.backward(gy)
+    for r, p in zip(ref, model.parameters()):
+        assert (p.grad - r).norm() < 0.02 * r.norm()
+
+
+def test_hooks_are_reproducible_per_seed_and_differ_per_call():
+    def run(seed):
+        model = _mlp()
+        x = torch.randn(32, 64, generator=gen(6))
+        q = at.Quantizer(2, seed=seed)
+        out = []
+        for _ in range(2):
+            model.zero_grad()
+            with at.compressed_saved_tensors(quantizer=q):
+                model(x).sum().backward()
+            out.append(model[0].weight.grad.clone())
+        return out
+    a, b = run(5), run(5)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+    assert not torch.equal(a[0], a[1])  # the offset moved between calls
+    assert not torch.equal(a[0], run(6)[0])
+
+
+def test_mixed_precision_keeps_the_average_and_favours_sensitive_rows():
+    q = at.Quantizer(average_bits=2.0, allowed_bits=(1, 2, 3, 4, 8), seed=1)
+    x = torch.randn(16, 1024, generator=gen(10))
+    x[3] *= 100  # a row with a much wider range
+    c = q.compress(x)
+    rb = c.row_bits
+    assert rb is not None and rb.float().mean() <= 2.0
+    assert rb[3] == rb.max() and rb[3] >= 3
+    q.row_weight = torch.ones(16, dtype=torch.float64)
+    q.row_weight[7] = 1e6  # ActNN's gradient-norm factor: sample 7 matters most
+    rb = q.compress(torch.randn(16, 1024, generator=gen(11))).row_bits
+    assert rb[7] >= 4 and (rb > 2).sum() == 1 and rb.float().mean() <= 2.0
+    assert sum(q.elements_per_width[b] * b for b in range(9)) <= 2 * 2 * 16 * 1024
+
+
+def test_nan_in_a_saved_activation_raises_the_library_error():
+    model = nn.Sequential(nn.Linear(64, 64), nn.Linear(64, 4))
+    x = torch.randn(32, 64)
+    x[0, 0] = float("nan")
+    # torch 1.13 re-raises an exception from a saved-tensor hook as a RuntimeError that
+    # quotes it; the library's status string must reach the user either way.
+    with pytest.raises((actq.NonFiniteError, RuntimeError),
+                       match="actq_quantize: nonfinite values met"):
+        with at.compressed_saved_tensors(bits=2):
+            model(x)
+    with pytest.raises(actq.NonFiniteError, match="actq_quantize: nonfinite values met"):
+        at.nn.Linear(64, 4)(x)
+
+
+def test_eval_mode_uses_plain_ops():
+    lin = at.nn.Linear(8, 8)
+    lin.eval()
+    meter = at.SavedTensorMeter()
+    x = torch.randn(4, 8, requires_grad=True)
+    with meter.counting():
+        lin(x)
+    assert meter.compressed_bytes == 0 and meter.plain_bytes == 4 * 8 * 4
+
+
+def test_meter_counts_a_storage_once_and_parameters_apart():
+    x = torch.randn(100, 50, requires_grad=True)
+    meter = at.SavedTensorMeter()
+    with meter.counting():
+        y = x.exp()      # saves its output y
+        z = y * y        # saves y twice more: the same storage
+        w = z[:, :10].sin()  # saves a view of z: z's whole storage
+    assert meter.tensors == 4
+    assert meter.plain_bytes == 2 * 100 * 50 * 4
+    lin = nn.Linear(50, 7)
+    meter.reset()
+    with meter.counting():
+        lin(x)
+    assert meter.parameter_bytes == 7 * 50 * 4 and meter.plain_bytes == 100 * 50 * 4
+    del w
