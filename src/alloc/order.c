@@ -61,6 +61,7 @@ actq_status alloc_order_by_ratio(const alloc_problem *p, uint32_t *order, size_t
     uint64_t key;
     if (p->n[i] == 0) continue;
     f = (float)(p->s[i] / (double)p->n[i]); /* >= 0, may be +Inf: still monotone */
+    if (f == 0.0f) f = 0.0f; /* a sensitivity of -0.0 is 0: its sign bit must not sort it first */
     memcpy(&fb, &f, sizeof fb);
     key = (uint64_t)(~fb) << 32 | (uint64_t)i; /* ascending = ratio descending */
     a[c++] = key;

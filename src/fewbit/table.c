@@ -40,6 +40,9 @@ actq_status fewbit_table_build(fewbit_activation act, float param, uint32_t bits
   if (!table || !K || !actq_deriv_valid(act, param) || !options_valid(o))
     return ACTQ_ERR_INVALID_ARGUMENT;
   if (o->grid != 0 && (o->grid < 16 || o->grid > (1u << 20))) return ACTQ_ERR_INVALID_ARGUMENT;
+  /* fewbit.h: a grid of fewer than 2^bits cells is invalid, even where the activation's
+   * kinks would add the missing cells */
+  if (o->grid != 0 && o->grid < K) return ACTQ_ERR_INVALID_ARGUMENT;
   w = actq_weight_from_options(o);
 
   st = actq_cells_build(act, param, &w, o->grid ? o->grid : default_cells(bits), &cells);
