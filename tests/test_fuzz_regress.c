@@ -7,8 +7,11 @@
  *     and both methods returned an objective 72x the optimum. -0.0 must behave as +0.0.
  *  2. The first instance it reported had the same -0.0 next to a sensitivity of DBL_MAX:
  *     EXACT must give the optimum there too (or ACTQ_ERR_UNSUPPORTED), with no overflow.
+ *  3. Four sensitivities of DBL_MAX: EXACT's sums overflowed and it returned, as ACTQ_OK,
+ *     widths whose objective is Inf where the optimum is finite (2.5e307). It must return
+ *     the optimum or ACTQ_ERR_UNSUPPORTED.
  * fewbit_table_build (fuzz_fewbit):
- *  3. A grid of fewer than 2^bits cells (127 at 7 bits) was accepted whenever the
+ *  4. A grid of fewer than 2^bits cells (127 at 7 bits) was accepted whenever the
  *     activation's kinks added cells; fewbit.h says grid >= 2^bits.
  */
 #include <criterion/criterion.h>
@@ -103,4 +106,19 @@ Test(fuzz_regress, fewbit_grid_below_levels_is_invalid) {
   cr_assert_eq(fewbit_table_build(FEWBIT_RELU6, 0.0f, 7, &o, &t), ACTQ_ERR_INVALID_ARGUMENT);
   ok.grid = 128;
   cr_assert_eq(fewbit_table_build(FEWBIT_RELU6, 0.0f, 7, &ok, &t), ACTQ_OK);
+}
+
+Test(fuzz_regress, dbl_max_sensitivities_never_an_infinite_answer) {
+  /* fuzz_alloc on main's frontier solver: widths 1..5 */
+  const double s[5] = {DBL_MAX, 0x1.353p-970, DBL_MAX, DBL_MAX, DBL_MAX};
+  const uint64_t n[5] = {2901899, 0, 21075, 21285, 21295};
+  const double avg = 0x1.054cp+1;
+  const uint32_t allowed = 0x3e;
+  const double best = optimum(5, s, n, avg, allowed);
+  uint8_t b[5];
+  double o;
+  const actq_status st = actq_allocate_bits(5, s, n, avg, allowed, ACTQ_ALLOC_EXACT, b, &o);
+  cr_assert(isfinite(best));
+  cr_assert(st == ACTQ_OK || st == ACTQ_ERR_UNSUPPORTED, "status %d", (int)st);
+  if (st == ACTQ_OK) cr_assert(o <= best * (1 + 1e-12), "EXACT %a, optimum %a", o, best);
 }

@@ -1,5 +1,6 @@
 /* api_alloc.c - actq_allocate_bits: argument checks, the exact integer budget, then the
  * chosen solver. Outputs are written only on success. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -24,6 +25,22 @@ static uint64_t floor_product(double v, uint64_t t) {
   if (sh >= 128) return 0;
   if (sh >= 64) return hi >> (sh - 64);
   return (hi << (64 - sh)) | (lo >> sh);
+}
+
+/* EXACT's bounds are sums of terms s_i w_j and lambda n_i a_j, with a dual price
+ * lambda <= max_i s_i w_0 / n_i. Where those sums could overflow (sensitivities near
+ * DBL_MAX: fuzz/fuzz_alloc found EXACT returning widths whose objective is Inf next to a
+ * finite optimum) its comparisons are meaningless, so such instances are refused as
+ * ACTQ_ERR_UNSUPPORTED rather than answered unproven. The margin of 16 covers the
+ * differences of two such sums. */
+static int exact_magnitudes_safe(const alloc_problem *p) {
+  double loss0 = 0.0, ratio = 0.0;
+  size_t i;
+  for (i = 0; i < p->m; i++) {
+    loss0 += p->s[i] * p->w[0];
+    if (p->n[i] > 0 && p->s[i] / (double)p->n[i] > ratio) ratio = p->s[i] / (double)p->n[i];
+  }
+  return loss0 + ratio * p->w[0] * 8.0 * (double)p->total <= DBL_MAX / 16;
 }
 
 actq_status actq_allocate_bits(size_t m, const double *sensitivity, const uint64_t *numel,
@@ -70,6 +87,8 @@ actq_status actq_allocate_bits(size_t m, const double *sensitivity, const uint64
   else
     p.budget = floor_product(average_bits, p.total);
   if ((uint64_t)p.a[0] * p.total > p.budget) return ACTQ_ERR_INVALID_ARGUMENT; /* infeasible */
+
+  if (method == ACTQ_ALLOC_EXACT && !exact_magnitudes_safe(&p)) return ACTQ_ERR_UNSUPPORTED;
 
   x = (uint8_t *)malloc(m);
   if (!x) return ACTQ_ERR_OUT_OF_MEMORY;
