@@ -154,10 +154,12 @@ typedef enum actq_alloc_method { ACTQ_ALLOC_GREEDY = 0, ACTQ_ALLOC_EXACT = 1 } a
  * its item). O(m*widths) after one radix sort; optimal when all numel are equal and the
  * widths consecutive, not in general. Ties (equal gains) go to the smaller width step,
  * then to the larger sensitivity/numel, then to the lower index. EXACT: the optimum, by
- * Lagrangian reduction and branch and bound; objectives within a relative
+ * Lagrangian reduction and dynamic programming over the (cost, loss) frontier of the
+ * items the reduction leaves open; objectives within a relative
  * 1e-12 + 4*m*DBL_EPSILON of each other count as floating-point ties (the first solution
  * found in a fixed order wins, starting with GREEDY's, so results are deterministic).
- * When its work limit (about a second) is hit, or when sensitivities are so large (near
+ * When its work or memory limit (about a second of CPU, 100 MB) is hit, or when
+ * sensitivities are so large (near
  * DBL_MAX) that its bounds could overflow, it returns ACTQ_ERR_UNSUPPORTED rather than
  * an unproven answer; GREEDY's answer is then the fallback. Both give width max to
  * items with numel 0 (they cost nothing).
