@@ -159,9 +159,9 @@ typedef enum actq_alloc_method { ACTQ_ALLOC_GREEDY = 0, ACTQ_ALLOC_EXACT = 1 } a
  * 1e-12 + 4*m*DBL_EPSILON of each other count as floating-point ties (the first solution
  * found in a fixed order wins, starting with GREEDY's, so results are deterministic).
  * When its work or memory limit (about a second of CPU, 100 MB) is hit, or when
- * sensitivities are so large (near
- * DBL_MAX) that its bounds could overflow, it returns ACTQ_ERR_UNSUPPORTED rather than
- * an unproven answer; GREEDY's answer is then the fallback. Both give width max to
+ * sensitivities are so large (near DBL_MAX) that its bounds could overflow, it returns
+ * ACTQ_ERR_UNSUPPORTED rather than an unproven answer; GREEDY's answer is then the
+ * fallback. Both give width max to
  * items with numel 0 (they cost nothing).
  *
  * objective (may be NULL) receives the objective of the returned widths, summed in index
