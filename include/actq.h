@@ -161,8 +161,7 @@ typedef enum actq_alloc_method { ACTQ_ALLOC_GREEDY = 0, ACTQ_ALLOC_EXACT = 1 } a
  * When its work or memory limit (about a second of CPU, 100 MB) is hit, or when
  * sensitivities are so large (near DBL_MAX) that its bounds could overflow, it returns
  * ACTQ_ERR_UNSUPPORTED rather than an unproven answer; GREEDY's answer is then the
- * fallback. Both give width max to
- * items with numel 0 (they cost nothing).
+ * fallback. Both give width max to items with numel 0 (they cost nothing).
  *
  * objective (may be NULL) receives the objective of the returned widths, summed in index
  * order. m = 0: ACTQ_OK, bits untouched, *objective = 0 when objective is not NULL.
