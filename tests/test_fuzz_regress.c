@@ -13,6 +13,9 @@
  * fewbit_table_build (fuzz_fewbit):
  *  4. A grid of fewer than 2^bits cells (127 at 7 bits) was accepted whenever the
  *     activation's kinks added cells; fewbit.h says grid >= 2^bits.
+ *  5. A grid of exactly 2^bits cells was refused (ReLU6, 8 bits, grid 256, a domain ending
+ *     on the kink at 6): the density crammed edges next to the kink into one float and
+ *     rounding merged them, leaving 255 cells. fewbit.h calls that grid valid.
  */
 #include <criterion/criterion.h>
 #include <float.h>
@@ -106,6 +109,17 @@ Test(fuzz_regress, fewbit_grid_below_levels_is_invalid) {
   cr_assert_eq(fewbit_table_build(FEWBIT_RELU6, 0.0f, 7, &o, &t), ACTQ_ERR_INVALID_ARGUMENT);
   ok.grid = 128;
   cr_assert_eq(fewbit_table_build(FEWBIT_RELU6, 0.0f, 7, &ok, &t), ACTQ_OK);
+}
+
+Test(fuzz_regress, fewbit_grid_of_exactly_levels_is_valid) {
+  /* NORMAL(5.6875, 1/32): the domain is mean +- 10 std = [5.375, 6], ending on the kink */
+  const fewbit_options o = {FEWBIT_WEIGHT_NORMAL, 5.6875, 1.0 / 32.0, 0.0, 0.0, 256};
+  fewbit_table t;
+  unsigned k;
+  cr_assert_eq(fewbit_table_build(FEWBIT_RELU6, 0.0f, 8, &o, &t), ACTQ_OK);
+  for (k = 1; k < 255; k++) cr_assert(t.bounds[k] > t.bounds[k - 1], "bounds increase at %u", k);
+  cr_assert(t.bounds[0] >= 5.375f && t.bounds[254] <= 6.0f, "bounds inside the domain");
+  cr_assert(isfinite(t.error) && t.error >= 0.0);
 }
 
 Test(fuzz_regress, dbl_max_sensitivities_never_an_infinite_answer) {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fewbit/deriv.h"
 
@@ -60,6 +61,28 @@ static int cmp_dbl(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Rounds the sorted edges e[0..m) to floats (borders are stored as floats) and returns how
+ * many distinct ones remain, in place. spread = 0 merges edges that round together;
+ * spread = 1 moves them apart one float at a time, upward, then back down from the last
+ * (the domain's end), and merges only what still collides (a domain with too few floats). */
+static size_t float_edges(double *e, size_t m, int spread) {
+  const double first = (double)(float)e[0], end = (double)(float)e[m - 1];
+  size_t i, at;
+  for (i = 0; i < m; i++) {
+    e[i] = (double)(float)e[i];
+    if (spread && i > 0 && e[i] <= e[i - 1]) e[i] = (double)nextafterf((float)e[i - 1], INFINITY);
+  }
+  if (spread) {
+    e[m - 1] = end; /* nothing past the domain */
+    for (i = m - 1; i > 0; i--)
+      if (e[i - 1] >= e[i]) e[i - 1] = (double)nextafterf((float)e[i], -INFINITY);
+    for (i = 0; i < m && e[i] < first; i++) e[i] = first; /* nor before it */
+  }
+  for (i = 1, at = 1; i < m; i++)
+    if (e[i] > e[at - 1]) e[at++] = e[i];
+  return at;
+}
+
 /* Border density for the grid: (w f''^2)^(1/3) normalized, plus a uniform floor and a
  * weight-following term so that flat stretches of f' still get cells. */
 enum { AUX = 1 << 14 };
@@ -67,16 +90,17 @@ enum { AUX = 1 << 14 };
 actq_status actq_cells_build(fewbit_activation act, double p, const actq_weight_fn *w, size_t n,
                              actq_cells *cells) {
   double kinks[4], *dens = malloc((AUX + 1) * sizeof(double)), *cum = malloc((AUX + 1) * sizeof(double));
-  double *edge = malloc((n + 8) * sizeof(double));
+  double *edge = malloc((n + 8) * sizeof(double)), *raw = malloc((n + 8) * sizeof(double));
   const double lo = w->lo, hi = w->hi, step = (hi - lo) / AUX;
   double gsum = 0, wsum = 0, total, shift_num = 0, shift_den = 0;
   int nk = actq_deriv_kinks(act, p, kinks), k;
   size_t i, m, at;
   cells->edge = cells->W = cells->S = cells->Q = NULL;
-  if (!dens || !cum || !edge) {
+  if (!dens || !cum || !edge || !raw) {
     free(dens);
     free(cum);
     free(edge);
+    free(raw);
     return ACTQ_ERR_OUT_OF_MEMORY;
   }
   for (i = 0; i <= AUX; i++) {
@@ -105,13 +129,21 @@ actq_status actq_cells_build(fewbit_activation act, double p, const actq_weight_
   edge[m++] = hi;
   for (k = 0; k < nk; k++)
     if (kinks[k] > lo && kinks[k] < hi) edge[m++] = kinks[k];
-  for (i = 0; i < m; i++) edge[i] = (double)(float)edge[i]; /* borders are stored as floats */
   qsort(edge, m, sizeof *edge, cmp_dbl);
-  for (i = 1, at = 1; i < m; i++)
-    if (edge[i] > edge[at - 1]) edge[at++] = edge[i];
+  memcpy(raw, edge, m * sizeof *edge); /* the edges before rounding */
+  at = float_edges(edge, m, 0);
+  if (at - 1 < n) {
+    /* Where the density crams several edges into one float's spacing (f'' concentrated at a
+     * kink on the domain's end) rounding merged some, and a grid of n >= 2^bits cells could
+     * end up with fewer than 2^bits: spread them one float apart instead, while the domain
+     * has room (it always keeps the merged ones' order). */
+    memcpy(edge, raw, m * sizeof *edge);
+    at = float_edges(edge, m, 1);
+  }
   m = at; /* m edges, m - 1 cells */
   free(dens);
   free(cum);
+  free(raw);
 
   cells->n = m - 1;
   cells->edge = edge;
