@@ -122,6 +122,34 @@ impl Context {
         check(unsafe { sys::actq_context_synchronize(self.raw.as_ptr()) })
     }
 
+    /// The checks quantize and dequantize share: host memory, metadata slices of the
+    /// layout's meta_dtype, the data slice (name, length) of exactly rows * cols elements,
+    /// and packed and metadata slices of at least what the layout needs. Returns the C layout.
+    fn quantized_buffers<M: Element>(
+        &self,
+        layout: &Layout,
+        data: (&str, usize),
+        packed_len: usize,
+        min_len: usize,
+        scale_len: usize,
+    ) -> Result<sys::actq_layout> {
+        self.host_memory()?;
+        let sizes = layout.sizes()?;
+        let raw = layout.to_raw()?;
+        if M::DTYPE != layout.meta_dtype {
+            return Err(Error::invalid(format!(
+                "metadata slices of {:?} for a layout with meta_dtype {:?}",
+                M::DTYPE,
+                layout.meta_dtype
+            )));
+        }
+        same_len(data.0, data.1, layout.elements()?)?;
+        at_least("packed", packed_len, sizes.packed_bytes)?;
+        at_least("group_min", min_len, sizes.groups)?;
+        at_least("group_scale", scale_len, sizes.groups)?;
+        Ok(raw)
+    }
+
     fn host_memory(&self) -> Result<()> {
         if self.backend == Backend::Cuda {
             Err(Error::unsupported("a CUDA context takes device pointers: use actq::sys"))
@@ -147,20 +175,13 @@ impl Context {
         group_min: &mut [M],
         group_scale: &mut [M],
     ) -> Result<()> {
-        self.host_memory()?;
-        let sizes = layout.sizes()?;
-        let raw = layout.to_raw()?;
-        if M::DTYPE != layout.meta_dtype {
-            return Err(Error::invalid(format!(
-                "metadata slices of {:?} for a layout with meta_dtype {:?}",
-                M::DTYPE,
-                layout.meta_dtype
-            )));
-        }
-        same_len("x", x.len(), layout.elements()?)?;
-        at_least("packed", packed.len(), sizes.packed_bytes)?;
-        at_least("group_min", group_min.len(), sizes.groups)?;
-        at_least("group_scale", group_scale.len(), sizes.groups)?;
+        let raw = self.quantized_buffers::<M>(
+            layout,
+            ("x", x.len()),
+            packed.len(),
+            group_min.len(),
+            group_scale.len(),
+        )?;
         // SAFETY: every buffer holds what the layout needs, checked above.
         check(unsafe {
             sys::actq_quantize(
@@ -188,20 +209,13 @@ impl Context {
         group_scale: &[M],
         y: &mut [T],
     ) -> Result<()> {
-        self.host_memory()?;
-        let sizes = layout.sizes()?;
-        let raw = layout.to_raw()?;
-        if M::DTYPE != layout.meta_dtype {
-            return Err(Error::invalid(format!(
-                "metadata slices of {:?} for a layout with meta_dtype {:?}",
-                M::DTYPE,
-                layout.meta_dtype
-            )));
-        }
-        same_len("y", y.len(), layout.elements()?)?;
-        at_least("packed", packed.len(), sizes.packed_bytes)?;
-        at_least("group_min", group_min.len(), sizes.groups)?;
-        at_least("group_scale", group_scale.len(), sizes.groups)?;
+        let raw = self.quantized_buffers::<M>(
+            layout,
+            ("y", y.len()),
+            packed.len(),
+            group_min.len(),
+            group_scale.len(),
+        )?;
         // SAFETY: every buffer holds what the layout needs, checked above.
         check(unsafe {
             sys::actq_dequantize(
