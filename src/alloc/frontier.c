@@ -5,18 +5,19 @@
  * (cost, loss): its bits above the items' smallest kept widths, and its loss above their
  * largest ones (both sums of non-negative terms, so that nothing cancels: a loss measured
  * from the smallest widths would carry the rounding of terms that may exceed the optimum
- * by orders of magnitude). A state that costs no less
- * and loses no less than another is dominated and dropped (nothing the remaining items do
- * can make it better), so each level holds a list sorted by cost with strictly decreasing
- * loss, and the next level is the merge of that list shifted by each width of the next item.
+ * by orders of magnitude). A state that costs no less and loses no less than another is
+ * dominated and dropped (nothing the remaining items do can make it better), so each level
+ * holds a list sorted by cost with strictly decreasing loss, and the next level is the
+ * merge of that list shifted by each width of the next item.
  * This is the Nemhauser-Ullmann frontier: exact, with no scaling of the budget.
  *
  * Bounds keep the lists short. The undecided items' LP relaxation over the capacity a state
  * leaves is a lower bound on their loss; states whose loss plus that bound cannot beat the
  * incumbent U by more than the tie margin are dropped. Because a level is sorted by cost
  * (the capacity left decreasing), one backward pointer over the undecided items' upgrades,
- * sorted by key with prefix sums, gives every state's bound: O(states + upgrades) a level.
- * The same prefix without its fractional step is a feasible completion of the state (the
+ * sorted by key with prefix sums of cost (and suffix sums of the gains the LP leaves out),
+ * gives every state's bound: O(states + upgrades) a level. The LP's whole upgrades without
+ * its fractional one are a feasible completion of the state (the
  * LP takes an item's upgrades in order, since w is convex), and whenever one beats U it
  * becomes the incumbent, remembered as (level, state, capacity) and rebuilt at the end.
  *
