@@ -17,9 +17,9 @@
  * (the capacity left decreasing), one backward pointer over the undecided items' upgrades,
  * sorted by key with prefix sums of cost (and suffix sums of the gains the LP leaves out),
  * gives every state's bound: O(states + upgrades) a level. The LP's whole upgrades without
- * its fractional one are a feasible completion of the state (the
- * LP takes an item's upgrades in order, since w is convex), and whenever one beats U it
- * becomes the incumbent, remembered as (level, state, capacity) and rebuilt at the end.
+ * its fractional one are a feasible completion of the state (the LP takes an item's
+ * upgrades in order, since w is convex), and whenever one beats U it becomes the
+ * incumbent, remembered as (level, state, capacity) and rebuilt at the end.
  *
  * The largest items go first. Their widths move the cost in coarse steps, so few states
  * differ little; the small items, decided last when few undecided items are left and the
