@@ -11,17 +11,8 @@ extern const actq_cpu_kernels actq_cpu_avx2_kernels;
  * in element order (out[8*i + lane] is lane `lane` of block block0 + i, exactly as
  * actq_noise_block in src/arith/philox.h). May write up to 63 values more than asked
  * (whole batches of 8 blocks); out must have room for ((nblocks + 7) / 8) * 64 values. */
-typedef void (*actq_noise_fill_fn)(uint64_t seed, uint64_t offset, uint64_t block0,
-                                   size_t nblocks, uint16_t *out);
-
 void actq_avx2_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
                           uint16_t *out);
-
-/* The fused quantize kernel with a chosen noise generator (any actq_noise_fill_fn gives
- * the same bytes; the AVX-512 table has its own, wider quantize kernel). */
-size_t actq_avx2_quantize_groups_with(const actq_quant_job *job, size_t r, size_t g0,
-                                      size_t g1, uint8_t *row_packed,
-                                      actq_noise_fill_fn noise_fill);
 
 size_t actq_avx2_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
                                  uint8_t *row_packed);

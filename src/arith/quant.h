@@ -28,8 +28,18 @@ typedef struct actq_group_meta {
   float sc;     /* s * c, or 1 when s == 0 (then every x equals m and t = 0) */
   float c;      /* 1, or 0.5 for wide groups */
   float levels; /* L = 2^b - 1, as float */
+  float rcp;    /* RN(1 / sc) when rcp_ok */
+  int rcp_ok;   /* the group's quotients may come from rcp (actq_quot_rcp) */
   int nonfinite;
 } actq_group_meta;
+
+/* The domain on which actq_quot_rcp is proven to give the correctly rounded quotient
+ * (docs/format.md, "Codes without a division"): sc in [2^-32, 2^32] and c = 1 for the
+ * group, and for each element num = 0 or num >= 2^-64. Inside it no intermediate
+ * underflows or overflows, so the proof on significands carries over to every exponent. */
+#define ACTQ_QUOT_SC_MIN 0x1p-32f
+#define ACTQ_QUOT_SC_MAX 0x1p32f
+#define ACTQ_QUOT_NUM_MIN 0x1p-64f
 
 ACTQ_HD float actq_meta_round(double v, int meta_dtype, int dir) {
   if (meta_dtype == ACTQ_ARITH_F16) return actq_f16_round_dir(v, dir);
@@ -51,6 +61,8 @@ ACTQ_HD void actq_group_meta_nonfinite(actq_group_meta *g, uint32_t bits) {
   g->sc = 1.0f;
   g->c = 1.0f;
   g->levels = (float)((1u << bits) - 1u);
+  g->rcp = 1.0f;
+  g->rcp_ok = 0;
   g->nonfinite = 1;
 }
 
@@ -112,13 +124,41 @@ ACTQ_HD void actq_group_meta_compute(float mn, float mx, int finite, uint32_t bi
   g->c = (s != 0.0f && hi >= 0x1p127) ? 0.5f : 1.0f;
   g->mc = m * g->c;
   g->sc = s == 0.0f ? 1.0f : s * g->c;
+  g->rcp_ok = g->c == 1.0f && g->sc >= ACTQ_QUOT_SC_MIN && g->sc <= ACTQ_QUOT_SC_MAX;
+  g->rcp = g->rcp_ok ? 1.0f / g->sc : 1.0f;
 }
 
-/* t = (x*c - m*c) / (s*c) for a finite x of the group. */
+ACTQ_HD float actq_fmaf(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return __builtin_fmaf(a, b, c);
+#endif
+}
+
+/* t = (x*c - m*c) / (s*c) for a finite x of the group: the division itself, as the
+ * reference computes it. */
 ACTQ_HD float actq_quant_t(float x, const actq_group_meta *g) {
   float xc = x * g->c;
   float num = xc - g->mc;
   return num / g->sc;
+}
+
+/* num / sc from rcp = RN(1 / sc) without a division: q = RN(num * rcp), the remainder
+ * num - q*sc (one fma), and q corrected by remainder * rcp (one fma). Within the domain of
+ * ACTQ_QUOT_* this is RN(num / sc) for every input: the corrected value is within 2^-45.99
+ * (relative) of the quotient, so only quotients that close to a rounding midpoint could
+ * round differently, and those were enumerated for every significand of sc
+ * (tests/arith/test_quotient.c, scripts/check-quotient). */
+ACTQ_HD float actq_quot_rcp(float num, float sc, float rcp) {
+  float q = num * rcp;
+  float r = actq_fmaf(-q, sc, num);
+  return actq_fmaf(r, rcp, q);
+}
+
+/* Whether element `num` of an rcp_ok group is inside the proven domain. */
+ACTQ_HD int actq_quot_rcp_lane_ok(float num) {
+  return num == 0.0f || num >= ACTQ_QUOT_NUM_MIN;
 }
 
 /* Codes; the float clamp keeps out-of-range intermediates (t a hair above L, t + u
@@ -142,14 +182,6 @@ ACTQ_HD float actq_rintf(float v) {
   return rintf(v);
 #else
   return __builtin_rintf(v); /* default rounding mode: to nearest, ties to even */
-#endif
-}
-
-ACTQ_HD float actq_fmaf(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return __builtin_fmaf(a, b, c);
 #endif
 }
 

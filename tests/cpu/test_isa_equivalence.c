@@ -75,6 +75,13 @@ static float special_value(int kind, float base, float spread) {
   case 6: return (rnd() & 1) ? 0.0f : -0.0f;
   case 7: return (rnd_unit() * 2.0f - 1.0f) * 1e5f; /* beyond f16 */
   case 8: return base + (float)rnd_below(4) * spread; /* few distinct values: ties in t */
+  case 10: { /* scales at both edges of the reciprocal's domain (2^-32, 2^32), and values a
+              * hair above the minimum 0 (0 < x - m < 2^-64: the division's lanes) */
+    const int k = (int)rnd_below(8);
+    if (k == 0) return 0.0f;
+    if (k == 1) return ldexpf(1.0f + rnd_unit(), -64 - (int)rnd_below(80));
+    return spread * rnd_unit();
+  }
   default: return rnd_unit() * 3e38f * ((rnd() & 1) ? 1.0f : -1.0f); /* wide, finite */
   }
 }
@@ -84,9 +91,10 @@ static void fill_input(buf *x, actq_dtype dt, size_t rows, size_t cols, size_t g
   for (r = 0; r < rows; r++) {
     for (c = 0; c < cols; c += group) {
       const size_t end = c + group < cols ? c + group : cols;
-      const int kind = rnd_below(3) ? 0 : (int)rnd_below(10);
+      const int kind = rnd_below(3) ? 0 : (int)rnd_below(11);
       const float base = (rnd_unit() * 2.0f - 1.0f) * powf(10.0f, (float)rnd_below(9) - 4.0f);
-      const float spread = rnd_unit() * fabsf(base) + 1e-3f;
+      const float spread = kind == 10 ? ldexpf(1.0f + rnd_unit(), (rnd() & 1 ? -40 : 24) + (int)rnd_below(17))
+                                      : rnd_unit() * fabsf(base) + 1e-3f;
       size_t i;
       for (i = c; i < end; i++) {
         float v = special_value(kind, base, spread);
