@@ -5,7 +5,8 @@
 //   proxy - traffic_proxy() moving exactly the bytes the kernel must read and write,
 //   cpu   - ACTQ_BACKEND_CPU (the ISA path it reports is printed in the context line),
 //   ref   - ACTQ_BACKEND_CPU_REFERENCE (single-threaded by design; run with t1 only).
-// quantize: stochastic rounding, groups of 256, f32 metadata; the dtype is the input's.
+// quantize: stochastic rounding (quantize_nearest: round to nearest), groups of 256, f32
+// metadata; the dtype is the input's.
 // dequantize: the same layout; the dtype is the output's. pack/unpack: one row of n codes.
 // Counters: items_per_second (elements), bytes_per_second (the bytes the kernel must move).
 // bench/report.py turns the JSON output into the table (% of proxy, x reference).
@@ -16,7 +17,9 @@
 // alloc/greedy/m1000000 and alloc/exact/m1024 time actq_allocate_bits (widths {1,2,4,8},
 // 2 bits on average; numel log-uniform in 1e3..1e7, s = numel * exp(U(0,8)), fixed seed).
 // Environment: ACTQ_BENCH_SIZES="262144,67108864" (elements) overrides the sizes,
-// ACTQ_BENCH_KERNELS="quantize,pack" the kernels, ACTQ_BENCH_REF=0 skips the reference.
+// ACTQ_BENCH_KERNELS="quantize,pack" the kernels, ACTQ_BENCH_REF=0 skips the reference,
+// ACTQ_BENCH_WIDTHS="2,4" the widths (default 1..8), ACTQ_BENCH_DTYPES="0,2" the dtypes as
+// actq_dtype values (default f32, bf16, f16).
 #include <actq.h>
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
@@ -44,7 +47,7 @@ actq_context *g_cpu = nullptr, *g_ref = nullptr;
 struct Data {  // inputs of one size, made once and shared by all benchmarks of that size
   size_t n = 0;
   std::vector<float> x_f32;
-  std::vector<uint16_t> x_bf16;
+  std::vector<uint16_t> x_bf16, x_f16;
   std::map<uint32_t, std::vector<uint8_t>> packed;  // by width, quantized from x_f32
   std::vector<float> gmin, gscale;
   std::vector<uint8_t> codes;
@@ -52,6 +55,20 @@ struct Data {  // inputs of one size, made once and shared by all benchmarks of 
   std::vector<uint8_t> out2; // a second output (the codes of fewbit_encode_y)
 };
 std::unique_ptr<Data> g_data;
+
+// float32 -> binary16, round to nearest even (normal inputs of the benchmark's range)
+uint16_t f32_to_f16(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  // rounds to Inf (inputs are finite)
+  if (a < 0x38800000u) {                                     // f16 subnormal or zero
+    const float m = std::fabs(v) * 16777216.0f;              // units of 2^-24, rounded by rint
+    return (uint16_t)(sign | (uint32_t)std::nearbyint(m));
+  }
+  const uint32_t r = a + 0xfffu + ((a >> 13) & 1u) - 0x38000000u;
+  return (uint16_t)(sign | (r >> 13));
+}
 
 Data &data_for(size_t n) {
   if (g_data && g_data->n == n) return *g_data;
@@ -63,12 +80,14 @@ Data &data_for(size_t n) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   d.x_f32.resize(n);
   d.x_bf16.resize(n);
+  d.x_f16.resize(n);
   for (size_t i = 0; i < n; ++i) {
     float v = nd(rng);
     d.x_f32[i] = v;
     uint32_t u;
     std::memcpy(&u, &v, 4);
     d.x_bf16[i] = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    d.x_f16[i] = f32_to_f16(v);
   }
   d.codes.resize(n);
   for (size_t i = 0; i < n; ++i) d.codes[i] = (uint8_t)rng();
@@ -104,11 +123,14 @@ const std::vector<uint8_t> &packed_for(Data &d, uint32_t bits) {
   return d.packed[bits] = std::move(p);
 }
 
-enum Kernel { kQuantize, kDequantize, kPack, kUnpack, kFewEncode, kFewEncodeY, kFewBackward };
+enum Kernel {
+  kQuantize, kQuantizeNearest, kDequantize, kPack, kUnpack, kFewEncode, kFewEncodeY, kFewBackward
+};
 enum Impl { kProxy, kCpu, kRef };
-const char *kernel_name[] = {"quantize",      "dequantize",      "pack",           "unpack",
-                             "fewbit_encode", "fewbit_encode_y", "fewbit_backward"};
-constexpr int kKernels = 7;
+const char *kernel_name[] = {"quantize",      "quantize_nearest", "dequantize",
+                             "pack",          "unpack",           "fewbit_encode",
+                             "fewbit_encode_y", "fewbit_backward"};
+constexpr int kKernels = 8;
 
 const fewbit_table &gelu_table(uint32_t bits) {
   static std::map<uint32_t, fewbit_table> tables;
@@ -136,7 +158,9 @@ void run_case(benchmark::State &st, Case c) {
   const size_t esize = c.dtype == ACTQ_F32 ? 4 : 2;
   const size_t groups = (c.n + kGroup - 1) / kGroup, meta = 2 * groups * 4;
   const size_t pb = packed_bytes(c.n, c.bits);
-  const void *x = c.dtype == ACTQ_F32 ? (const void *)d.x_f32.data() : d.x_bf16.data();
+  const void *x = c.dtype == ACTQ_F32    ? (const void *)d.x_f32.data()
+                  : c.dtype == ACTQ_BF16 ? (const void *)d.x_bf16.data()
+                                         : (const void *)d.x_f16.data();
   const std::vector<uint8_t> *packed = nullptr;
   if (c.kernel == kDequantize || c.kernel == kUnpack) packed = &packed_for(d, c.bits);
   const fewbit_table *table = c.kernel >= kFewEncode ? &gelu_table(c.bits) : nullptr;
@@ -147,7 +171,8 @@ void run_case(benchmark::State &st, Case c) {
   }
   size_t in_bytes = 0, out_bytes = 0;
   switch (c.kernel) {
-    case kQuantize: in_bytes = c.n * esize; out_bytes = pb + meta; break;
+    case kQuantize:
+    case kQuantizeNearest: in_bytes = c.n * esize; out_bytes = pb + meta; break;
     case kDequantize: in_bytes = pb + meta; out_bytes = c.n * esize; break;
     case kPack: in_bytes = c.n; out_bytes = pb; break;
     case kUnpack: in_bytes = pb; out_bytes = c.n; break;
@@ -172,6 +197,7 @@ void run_case(benchmark::State &st, Case c) {
       uint64_t r = 0;
       switch (c.kernel) {
         case kQuantize:
+        case kQuantizeNearest:
           r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), pb, c.threads);
           r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gmin.data(), meta / 2, c.threads);
           r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gscale.data(), meta / 2, c.threads);
@@ -200,6 +226,10 @@ void run_case(benchmark::State &st, Case c) {
       switch (c.kernel) {
         case kQuantize:
           s = actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_STOCHASTIC, seed++, 0, d.out.data(),
+                            d.gmin.data(), d.gscale.data());
+          break;
+        case kQuantizeNearest:
+          s = actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_NEAREST, 0, 0, d.out.data(),
                             d.gmin.data(), d.gscale.data());
           break;
         case kDequantize:
@@ -267,24 +297,28 @@ int main(int argc, char **argv) {
   const bool with_ref = !std::getenv("ACTQ_BENCH_REF") || std::atoi(std::getenv("ACTQ_BENCH_REF"));
   std::vector<int> threads = {1};
   if (all > 1) threads.push_back(all);
-  const uint32_t widths[] = {1, 2, 3, 4, 8};
+  std::vector<size_t> widths = env_list("ACTQ_BENCH_WIDTHS", {1, 2, 3, 4, 5, 6, 7, 8});
+  std::vector<size_t> dtype_ids = env_list("ACTQ_BENCH_DTYPES", {ACTQ_F32, ACTQ_BF16, ACTQ_F16});
   for (size_t n : sizes)
     for (int k = 0; k < kKernels; ++k) {
       Kernel kern = (Kernel)k;
       if (!kernel_wanted(kern)) continue;
-      std::vector<actq_dtype> dts = {ACTQ_F32, ACTQ_BF16};
+      std::vector<actq_dtype> dts;
+      for (size_t id : dtype_ids) dts.push_back((actq_dtype)id);
       if (kern == kPack || kern == kUnpack) dts = {ACTQ_F32};  // bytes in, bytes out
       for (actq_dtype dt : dts)
-        for (uint32_t b : widths)
+        for (size_t bw : widths)
           for (int t : threads)
             for (int im = 0; im < 3; ++im) {
               if (im == kRef && (!with_ref || t != 1)) continue;
+              const uint32_t b = (uint32_t)bw;
               Case c{kern, dt, b, n, t, (Impl)im};
               char name[160];
               std::snprintf(name, sizeof name, "%s/%s/b%u/n%zu/t%d/%s", kernel_name[k],
                             kern == kPack || kern == kUnpack ? "u8"
                             : dt == ACTQ_F32                 ? "f32"
-                                                             : "bf16",
+                            : dt == ACTQ_BF16                ? "bf16"
+                                                             : "f16",
                             b, n, t, impl_name[im]);
               benchmark::RegisterBenchmark(name, run_case, c)->UseRealTime()->Unit(
                   benchmark::kMillisecond);

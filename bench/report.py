@@ -75,7 +75,7 @@ def main():
     print()
     print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | % of proxy | % of proxy, CPU time (1 thread) | x reference | x peer |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    order = ["quantize", "dequantize", "pack", "unpack", "fewbit_encode", "fewbit_encode_y",
+    order = ["quantize", "quantize_nearest", "dequantize", "pack", "unpack", "fewbit_encode", "fewbit_encode_y",
              "fewbit_backward"]
     for k in sorted(rows, key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1], k[2], k[4])):
         kernel, dt, bits, n, t = k
