@@ -94,10 +94,12 @@ ACTQ_INLINE __m256 quot8(__m256 num, const vec_meta *vm, int rcp) {
   return _mm256_fmadd_ps(r, vm->rcp, q);
 }
 
-/* Codes of 8 finite elements, as actq_code_stochastic / actq_code_nearest. Since x >= m,
- * t >= 0 (every step is monotone) and t + u > 0, so floor(t + u) is the truncating
- * conversion, and rint(t) the conversion in the default rounding mode; t <= L + a few ulp,
- * so the integer clamp to [0, L] after it equals the reference's float clamp. */
+/* Codes of 8 finite elements, as actq_code_stochastic / actq_code_nearest, whose clamp to
+ * [0, L] is mostly a no-op here: x >= m makes t >= 0 (every step is monotone), so
+ * floor(t + u) is the truncating conversion (t + u > 0) and rint(t) the conversion in the
+ * default rounding mode, neither below 0. m + L*s >= x bounds t by L (1 + 2^-24)^2, so
+ * rint(t) <= L; only t + u can round up to L + 1 (e.g. 255 + (1 - 2^-17) -> 256.0f), which
+ * the integer minimum clamps. */
 ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int stochastic,
                            const uint16_t *noise) {
   __m256 t = quot8(_mm256_sub_ps(wide ? _mm256_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
@@ -108,11 +110,11 @@ ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int 
         _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)noise)));
     __m256 u = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f / 65536.0f),
                                _mm256_set1_ps(1.0f / 131072.0f));
-    q = _mm256_cvttps_epi32(_mm256_add_ps(t, u));
+    q = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_add_ps(t, u)), vm->levels);
   } else {
     q = _mm256_cvtps_epi32(t);
   }
-  return _mm256_min_epi32(_mm256_max_epi32(q, _mm256_setzero_si256()), vm->levels);
+  return q;
 }
 
 ACTQ_INLINE void units_t(const void *x, int dt, int stochastic, int wide, int rcp, size_t i,
