@@ -88,11 +88,9 @@ INLINE __m512 quot16(__m512 num, const vec_meta *vm, int rcp) {
   return _mm512_fmadd_ps(r, vm->rcp, q);
 }
 
-/* Codes of 16 elements, as actq_code_stochastic / actq_code_nearest. Since x >= m,
- * t >= 0 (every step is monotone), and t + u > 0: so floor(t + u) is the truncating
- * conversion, and the float clamp to [0, L] of an integer value equals the integer clamp
- * after it. rint(t) is the conversion with embedded round-to-nearest-even. One conversion
- * instead of a rounding plus a conversion. */
+/* Codes of 16 elements, as actq_code_stochastic / actq_code_nearest (see codes8 in
+ * quantize_avx2.c for why only the stochastic upper clamp is needed): floor(t + u) is the
+ * truncating conversion, rint(t) the conversion with embedded round-to-nearest-even. */
 INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stochastic,
                        const uint16_t *noise) {
   __m512 t = quot16(_mm512_sub_ps(wide ? _mm512_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
@@ -102,11 +100,11 @@ INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stoc
         _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)noise)));
     __m512 u = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 65536.0f),
                                _mm512_set1_ps(1.0f / 131072.0f));
-    q = _mm512_cvttps_epi32(_mm512_add_ps(t, u));
+    q = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_add_ps(t, u)), vm->levels);
   } else {
     q = _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   }
-  return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_setzero_si512()), vm->levels);
+  return q;
 }
 
 /* 4 vectors of 16 codes (32-bit lanes, each < 2^b) -> 8 units = 8b bytes, stored exactly:
