@@ -25,8 +25,9 @@
 #define ACTQ_INLINE static inline __attribute__((always_inline))
 
 typedef struct actq_quantize_hooks {
-  /* Pass 1 over elements [i0, i0 + n) of x: min and max (equal to the reference's up to
-   * the sign of zero, which the metadata ignores) and whether every value is finite. */
+  /* Pass 1 over elements [i0, i0 + n) of x, n a positive multiple of 8: min and max
+   * (equal to the reference's up to the sign of zero, which the metadata ignores) and
+   * whether every value is finite. */
   void (*range)(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
                 int *finite);
   /* The 16-bit noise of Philox blocks block0 .. block0 + nblocks - 1 in element order;
@@ -77,12 +78,18 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
     const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
     const size_t meta_index = r * gr->groups_per_row + gi;
     uint8_t *gout = row_packed + (c0 / 8) * bits; /* c0 % 8 == 0 */
-    float mn, mx;
-    int finite;
+    const size_t whole = (c1 - c0) & ~(size_t)7;
+    float mn = 0.0f, mx = 0.0f;
+    int finite = 1, seen = 0;
     actq_group_meta g;
 
     actq_prefetch_group(job->x, dt == ACTQ_F32 ? 4 : 2, base + c0, c1 - c0, base + gr->cols);
-    h->range(job->x, dt, base + c0, c1 - c0, &mn, &mx, &finite);
+    if (whole) {
+      h->range(job->x, dt, base + c0, whole, &mn, &mx, &finite);
+      seen = 1;
+    }
+    for (c = c0 + whole; c < c1; c++) /* the row's last, partial unit */
+      actq_minmax_step(actq_load_elem(job->x, dt, base + c), &mn, &mx, &finite, &seen);
     actq_group_meta_compute(mn, mx, finite, bits, (int)gr->meta_dtype, &g);
     actq_store_elem(job->group_min, (int)gr->meta_dtype, meta_index, g.m);
     actq_store_elem(job->group_scale, (int)gr->meta_dtype, meta_index, g.s);

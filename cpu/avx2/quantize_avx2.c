@@ -35,46 +35,36 @@ static inline uint32_t hmax8u(__m256i v) {
   return (uint32_t)_mm_cvtsi128_si32(m);
 }
 
-/* Pass 1 over elements [i0, i0 + n) of x. On a group without NaN or Inf, min and max
- * equal the reference's up to the sign of zero, which actq_group_meta_compute ignores;
- * with a NaN or Inf the group is nonfinite and min/max do not matter. */
+/* Pass 1 over the n (a positive multiple of 8) elements from i0. On a group without NaN
+ * or Inf, min and max equal the reference's up to the sign of zero, which
+ * actq_group_meta_compute ignores; with a NaN or Inf the group is nonfinite and min/max do
+ * not matter. */
 ACTQ_INLINE void range_avx2(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
                             int *finite) {
   const __m256i absmask = _mm256_set1_epi32(0x7fffffff);
-  size_t full = n & ~(size_t)7, j;
-  float lo = 0.0f, hi = 0.0f;
-  int fin = 1, seen = 0;
-  if (full) {
-    __m256 v = actq_avx2_load8(x, dt, i0);
-    __m256 mn0 = v, mx0 = v, mn1 = v, mx1 = v;
-    __m256i big0 = _mm256_and_si256(_mm256_castps_si256(v), absmask), big1 = big0;
-    for (j = 8; j + 16 <= full; j += 16) { /* two accumulator sets: min/max latency */
-      __m256 a = actq_avx2_load8(x, dt, i0 + j), b = actq_avx2_load8(x, dt, i0 + j + 8);
-      mn0 = _mm256_min_ps(mn0, a);
-      mx0 = _mm256_max_ps(mx0, a);
-      mn1 = _mm256_min_ps(mn1, b);
-      mx1 = _mm256_max_ps(mx1, b);
-      big0 = _mm256_max_epu32(big0, _mm256_and_si256(_mm256_castps_si256(a), absmask));
-      big1 = _mm256_max_epu32(big1, _mm256_and_si256(_mm256_castps_si256(b), absmask));
-    }
-    for (; j < full; j += 8) {
-      __m256 a = actq_avx2_load8(x, dt, i0 + j);
-      mn0 = _mm256_min_ps(mn0, a);
-      mx0 = _mm256_max_ps(mx0, a);
-      big0 = _mm256_max_epu32(big0, _mm256_and_si256(_mm256_castps_si256(a), absmask));
-    }
-    lo = hmin8(_mm256_min_ps(mn0, mn1));
-    hi = hmax8(_mm256_max_ps(mx0, mx1));
-    fin = hmax8u(_mm256_max_epu32(big0, big1)) < 0x7f800000u;
-    seen = 1;
+  __m256 v = actq_avx2_load8(x, dt, i0);
+  __m256 mn0 = v, mx0 = v, mn1 = v, mx1 = v;
+  __m256i big0 = _mm256_and_si256(_mm256_castps_si256(v), absmask), big1 = big0;
+  size_t j;
+  for (j = 8; j + 16 <= n; j += 16) { /* two accumulator sets: min/max latency */
+    __m256 a = actq_avx2_load8(x, dt, i0 + j), b = actq_avx2_load8(x, dt, i0 + j + 8);
+    mn0 = _mm256_min_ps(mn0, a);
+    mx0 = _mm256_max_ps(mx0, a);
+    mn1 = _mm256_min_ps(mn1, b);
+    mx1 = _mm256_max_ps(mx1, b);
+    big0 = _mm256_max_epu32(big0, _mm256_and_si256(_mm256_castps_si256(a), absmask));
+    big1 = _mm256_max_epu32(big1, _mm256_and_si256(_mm256_castps_si256(b), absmask));
   }
-  for (j = full; j < n; j++) /* the reference's step, for the row's last partial unit */
-    actq_minmax_step(actq_load_elem(x, dt, i0 + j), &lo, &hi, &fin, &seen);
-  *mn = lo;
-  *mx = hi;
-  *finite = fin;
+  for (; j < n; j += 8) {
+    __m256 a = actq_avx2_load8(x, dt, i0 + j);
+    mn0 = _mm256_min_ps(mn0, a);
+    mx0 = _mm256_max_ps(mx0, a);
+    big0 = _mm256_max_epu32(big0, _mm256_and_si256(_mm256_castps_si256(a), absmask));
+  }
+  *mn = hmin8(_mm256_min_ps(mn0, mn1));
+  *mx = hmax8(_mm256_max_ps(mx0, mx1));
+  *finite = hmax8u(_mm256_max_epu32(big0, big1)) < 0x7f800000u;
 }
-
 
 typedef struct vec_meta {
   __m256 c, mc, sc, rcp, num_min;

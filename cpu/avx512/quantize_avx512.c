@@ -23,51 +23,42 @@ INLINE __m512 load16(const void *x, int dt, size_t i, __mmask16 mask, __m512 fil
                             _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
 }
 
-/* Pass 1 (see range_avx2 in quantize_avx2.c). Lanes past the whole units repeat the
- * first vector, so they change neither min, max nor the nonfinite check. */
+/* Pass 1 (see range_avx2 in quantize_avx2.c), n a positive multiple of 8. Lanes past the
+ * whole units repeat the first vector, so they change neither min, max nor the nonfinite
+ * check. */
 INLINE void range_avx512(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
-                          int *finite) {
+                         int *finite) {
   const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
-  size_t full = n & ~(size_t)7, j;
-  float lo = 0.0f, hi = 0.0f;
-  int fin = 1, seen = 0;
-  if (full) {
-    __mmask16 m0 = full >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
-    __m512 v = load16(x, dt, i0, m0, _mm512_setzero_ps());
-    __m512 mn0, mx0, mn1, mx1;
-    __m512i big0, big1;
-    if (full < 16) v = _mm512_mask_mov_ps(v, 0xff00, _mm512_permutexvar_ps(
-                                                      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7), v));
-    mn0 = mx0 = mn1 = mx1 = v;
-    big0 = big1 = _mm512_and_si512(_mm512_castps_si512(v), absmask);
-    for (j = 16; j + 32 <= full; j += 32) {
-      __m512 a = load16(x, dt, i0 + j, 0xffff, v), b = load16(x, dt, i0 + j + 16, 0xffff, v);
-      mn0 = _mm512_min_ps(mn0, a);
-      mx0 = _mm512_max_ps(mx0, a);
-      mn1 = _mm512_min_ps(mn1, b);
-      mx1 = _mm512_max_ps(mx1, b);
-      big0 = _mm512_max_epu32(big0, _mm512_and_si512(_mm512_castps_si512(a), absmask));
-      big1 = _mm512_max_epu32(big1, _mm512_and_si512(_mm512_castps_si512(b), absmask));
-    }
-    for (; j < full && full >= 16; j += 16) {
-      __mmask16 m = full - j >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
-      __m512 a = load16(x, dt, i0 + j, m, v);
-      mn0 = _mm512_min_ps(mn0, a);
-      mx0 = _mm512_max_ps(mx0, a);
-      big0 = _mm512_max_epu32(big0, _mm512_and_si512(_mm512_castps_si512(a), absmask));
-    }
-    lo = _mm512_reduce_min_ps(_mm512_min_ps(mn0, mn1));
-    hi = _mm512_reduce_max_ps(_mm512_max_ps(mx0, mx1));
-    fin = (uint32_t)_mm512_reduce_max_epu32(_mm512_max_epu32(big0, big1)) < 0x7f800000u;
-    seen = 1;
+  const __mmask16 m0 = n >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
+  __m512 v = load16(x, dt, i0, m0, _mm512_setzero_ps());
+  __m512 mn0, mx0, mn1, mx1;
+  __m512i big0, big1;
+  size_t j;
+  if (n < 16)
+    v = _mm512_mask_mov_ps(v, 0xff00, _mm512_permutexvar_ps(
+                                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7), v));
+  mn0 = mx0 = mn1 = mx1 = v;
+  big0 = big1 = _mm512_and_si512(_mm512_castps_si512(v), absmask);
+  for (j = 16; j + 32 <= n; j += 32) {
+    __m512 a = load16(x, dt, i0 + j, 0xffff, v), b = load16(x, dt, i0 + j + 16, 0xffff, v);
+    mn0 = _mm512_min_ps(mn0, a);
+    mx0 = _mm512_max_ps(mx0, a);
+    mn1 = _mm512_min_ps(mn1, b);
+    mx1 = _mm512_max_ps(mx1, b);
+    big0 = _mm512_max_epu32(big0, _mm512_and_si512(_mm512_castps_si512(a), absmask));
+    big1 = _mm512_max_epu32(big1, _mm512_and_si512(_mm512_castps_si512(b), absmask));
   }
-  for (j = full; j < n; j++) /* the reference's step, for the row's last partial unit */
-    actq_minmax_step(actq_load_elem(x, dt, i0 + j), &lo, &hi, &fin, &seen);
-  *mn = lo;
-  *mx = hi;
-  *finite = fin;
+  for (; j < n; j += 16) {
+    const __mmask16 m = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
+    __m512 a = load16(x, dt, i0 + j, m, v);
+    mn0 = _mm512_min_ps(mn0, a);
+    mx0 = _mm512_max_ps(mx0, a);
+    big0 = _mm512_max_epu32(big0, _mm512_and_si512(_mm512_castps_si512(a), absmask));
+  }
+  *mn = _mm512_reduce_min_ps(_mm512_min_ps(mn0, mn1));
+  *mx = _mm512_reduce_max_ps(_mm512_max_ps(mx0, mx1));
+  *finite = (uint32_t)_mm512_reduce_max_epu32(_mm512_max_epu32(big0, big1)) < 0x7f800000u;
 }
-
 
 typedef struct vec_meta {
   __m512 c, mc, sc, rcp, num_min;

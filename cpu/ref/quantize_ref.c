@@ -9,13 +9,9 @@
 
 ACTQ_INLINE void range_ref(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
                            int *finite) {
-  float lo = 0.0f, hi = 0.0f;
-  int fin = 1, seen = 0;
+  int seen = 0;
   size_t j;
-  for (j = 0; j < n; j++) actq_minmax_step(actq_load_elem(x, dt, i0 + j), &lo, &hi, &fin, &seen);
-  *mn = lo;
-  *mx = hi;
-  *finite = fin;
+  for (j = 0; j < n; j++) actq_minmax_step(actq_load_elem(x, dt, i0 + j), mn, mx, finite, &seen);
 }
 
 ACTQ_INLINE void noise_ref(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
