@@ -70,6 +70,7 @@ static int check(actq_context *ctx, const fewbit_table *t, const char *name) {
   }
   printf("%-26s bits %u: 4294967296 patterns, table mismatches %zu, encode mismatches %zu\n",
          name, t->bits, bad_lut, bad_encode);
+  fflush(stdout);
   free(lut);
   free(x);
   free(packed);
@@ -85,6 +86,7 @@ int main(int argc, char **argv) {
   float f1 = 1.0f;
   if (actq_context_create(ACTQ_BACKEND_CPU, &ctx) != ACTQ_OK) return 1;
   printf("backend: %s\n", actq_context_describe(ctx));
+  fflush(stdout);
   for (i = 1; i < argc; i++) {
     const uint32_t bits = (uint32_t)atoi(argv[i]);
     char name[32];
