@@ -53,6 +53,9 @@ typedef struct actq_fewbit_job {
   const uint8_t *codes_in;
   const void *grad_out;
   void *grad_in;
+  /* encode: the constant-time code table of the bounds (src/fewbit/code_lut.h), when the
+   * backend built one for this call; shared read-only by its threads. NULL: search. */
+  const struct actq_fewbit_lut *code_lut;
 } actq_fewbit_job;
 
 static inline size_t actq_dtype_size(actq_dtype t) { return t == ACTQ_F32 ? 4 : 2; }
