@@ -15,7 +15,8 @@
  *   and keeps the code's bits in place, q * 2^sh with sh = (i*b) % 8, and the scale is
  *   taken per lane as s * 2^-sh: the product inside the fma is still exactly q*s, so the
  *   result is fma(q, s, m), without a variable shift (vpsrlvd is the slowest step on Zen
- *   1). That needs s * 2^-7 to be exact, so |s| >= 2^-119 or s = 0; other scales shift.
+ *   1). That needs s * 2^-7 to be exact, so |s| >= 2^-119 or s = 0 (2^-118 where a
+ *   code sits at bit 8); other scales shift.
  * - bf16 at b >= 5 takes 16 codes as even and odd elements, so that their words
  *   interleave into element order with word blends (bf16_round_eo).
  * The row's partial unit is the reference's.
@@ -147,8 +148,22 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
         in += 4 * bits;
       }
     }
-    if (s == 0.0f || fabsf(s) >= 0x1p-119f) {
-      if (dt == ACTQ_BF16 && bits >= 5) {
+    if (s == 0.0f || fabsf(s) >= (dt == ACTQ_BF16 && bits == 8 ? 0x1p-118f : 0x1p-119f)) {
+      if (dt == ACTQ_BF16 && bits == 8) {
+        /* the codes are bytes: a zero-extension of 16 bytes to words-in-dwords gives the
+         * even code at bit 0 and the odd one at bit 8 of each lane (scale s * 2^-8) */
+        const __m256 vs_o = _mm256_mul_ps(vs, _mm256_set1_ps(0x1p-8f));
+        const __m256i lo8 = _mm256_set1_epi32(0xff), hi8 = _mm256_set1_epi32(0xff00);
+        for (; c + 16 <= c1; c += 16) {
+          __m256i x = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)in));
+          __m256i e = _mm256_castps_si256(
+              _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, lo8)), vs, vm));
+          __m256i o = _mm256_castps_si256(
+              _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, hi8)), vs_o, vm));
+          _mm256_storeu_si256((__m256i *)(y16 + base + c), bf16_round_eo(e, o));
+          in += 16;
+        }
+      } else if (dt == ACTQ_BF16 && bits >= 5) {
         const __m256 vs_e = _mm256_mul_ps(vs, p2_e), vs_o = _mm256_mul_ps(vs, p2_o);
         const __m256i ie = _mm256_load_si256((const __m256i *)actq_avx2_eo_shuf[bits][0]);
         const __m256i io = _mm256_load_si256((const __m256i *)actq_avx2_eo_shuf[bits][1]);

@@ -145,6 +145,7 @@ static void meta_of_kind(int k, float *m, float *s) {
   case 3: *m = -0.0f; *s = 0x1p-119f; break;                 /* the scale bound */
   case 4: *m = 0x1p-126f; *s = 0x1.abcdeep-120f; break;     /* below it: shifted codes */
   case 5: *m = 0.0f; *s = from_bits(0x00012345u); break;     /* subnormal scale */
+  case 14: *m = 0.0f; *s = 0x1.abcdeep-119f; break;          /* between the two bounds */
   case 6: *m = 60000.0f; *s = 100.0f; break;                 /* past the f16 range */
   case 7: *m = FLT_MAX * 0.99f; *s = FLT_MAX / 300.0f; break; /* past f32: Inf */
   case 8: *m = -FLT_MAX; *s = FLT_MAX / 200.0f; break;
@@ -175,7 +176,7 @@ static void dequant_case(uint32_t bits, size_t rows, size_t cols, size_t group, 
   for (i = 0; i < nb; i++) pk[i] = (uint8_t)rnd();
   for (i = 0; i < groups; i++) {
     float m, s;
-    meta_of_kind((int)(rnd() % 16), &m, &s);
+    meta_of_kind((int)(rnd() % 17), &m, &s);
     if (mdt == ACTQ_F32) {
       memcpy(mn + 4 * i, &m, 4);
       memcpy(sc + 4 * i, &s, 4);
