@@ -1,12 +1,28 @@
-/* dequantize_avx2.c - y = fma(q, s, m) for 8 codes at a time (AVX2 + FMA + F16C).
+/* dequantize_avx2.c - y = fma(q, s, m) (AVX2 + FMA + F16C), compiled once per output dtype
+ * and width so that the width's tables and constants fold.
  *
  * With finite m and s, fma(q, s, m) cannot be NaN (q*s is exact inside the fma), so the
- * vector loop needs no NaN canonicalization; a group whose stored metadata is NaN or Inf
- * is rare and runs the reference kernel. Conversions to f16 use vcvtps2ph with
- * round-to-nearest-even (the same bits as actq_f32_to_f16 for non-NaN values), to bf16
- * the integer rounding of actq_f32_to_bf16. The row's partial unit is the reference's.
+ * vector paths need no NaN canonicalization; a group whose stored metadata is NaN or Inf
+ * is rare and runs the reference kernel. Three vector paths, all giving the reference's
+ * bits because each output is the same function of (q, m, s):
+ *
+ * - 16-bit outputs at b <= 4 look the results up: the group's 2^b values
+ *   conv(fma(q, s, m)) are computed once (vector fma, then the exact conversion), split
+ *   into a low-byte and a high-byte plane of 16 entries, and each block of 32 codes is
+ *   decoded to bytes (bits_avx2.h) and looked up with two pshufb. On Zen 1 that is about
+ *   20 micro-ops per 32 outputs, against about 70 for fma and a bf16 rounding per element.
+ * - Otherwise 8 codes per vector: each 32-bit lane gets the 4 stream bytes around its code
+ *   and keeps the code's bits in place, q * 2^sh with sh = (i*b) % 8, and the scale is
+ *   taken per lane as s * 2^-sh: the product inside the fma is still exactly q*s, so the
+ *   result is fma(q, s, m), without a variable shift (vpsrlvd is the slowest step on Zen
+ *   1). That needs s * 2^-7 to be exact, so |s| >= 2^-119 or s = 0 (2^-118 where a
+ *   code sits at bit 8); other scales shift.
+ * - bf16 at b >= 5 takes 16 codes as even and odd elements, so that their words
+ *   interleave into element order with word blends (bf16_round_eo).
+ * The row's partial unit is the reference's.
  */
 #include <immintrin.h>
+#include <math.h>
 
 #include "arith/elem.h"
 #include "arith/quant.h"
@@ -16,13 +32,84 @@
 #include "cpu/prefetch.h"
 #include "cpu/ref/ref.h"
 
+/* Shortest group for the lookup path: building the two planes costs about as much as
+ * looking up 32 outputs. */
+#define LUT_MIN_ELEMS 64
+
+/* 8 (or, for 16-bit outputs, 16) converted values of the group in the low byte plane *lo
+ * and the high byte plane *hi, both halves alike. */
+static inline __attribute__((always_inline)) void lut_planes(int dt, __m256 vm, __m256 vs,
+                                                             __m256i *lo, __m256i *hi) {
+  const __m256 q0 = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 q1 = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+  const __m128i sep = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  __m256 y0 = _mm256_fmadd_ps(q0, vs, vm), y1 = _mm256_fmadd_ps(q1, vs, vm);
+  __m128i w0, w1;
+  if (dt == ACTQ_F16) {
+    w0 = _mm256_cvtps_ph(y0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    w1 = _mm256_cvtps_ph(y1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  } else {
+    w0 = actq_avx2_hi16_8(actq_avx2_bf16_round_hi(_mm256_castps_si256(y0)));
+    w1 = actq_avx2_hi16_8(actq_avx2_bf16_round_hi(_mm256_castps_si256(y1)));
+  }
+  w0 = _mm_shuffle_epi8(w0, sep); /* low bytes of values 0-7, then their high bytes */
+  w1 = _mm_shuffle_epi8(w1, sep);
+  *lo = _mm256_broadcastsi128_si256(_mm_unpacklo_epi64(w0, w1));
+  *hi = _mm256_broadcastsi128_si256(_mm_unpackhi_epi64(w0, w1));
+}
+
+/* 8 codes of one unit as q * 2^sh in 32-bit lanes (see the header). */
+static inline __attribute__((always_inline)) __m256 unit_scaled_codes(const uint8_t *in,
+                                                                      uint32_t b, int can_load8,
+                                                                      __m256i keep) {
+  __m256i v;
+  if (can_load8) {
+    v = _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)in));
+  } else {
+    long long q = 0;
+    memcpy(&q, in, b);
+    v = _mm256_set1_epi64x(q);
+  }
+  v = _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)actq_avx2_unpack_shuf[b]));
+  return _mm256_cvtepi32_ps(_mm256_and_si256(v, keep));
+}
+
+/* bf16 of 8 even (e) and 8 odd (o) finite floats, 16 results in element order. The
+ * halves are split into words first, high words h and low words l in element order (two
+ * shifts, two blends), and the rounding of actq_f32_to_bf16 is done on 16 words at once:
+ * h + 1 exactly when l + (h & 1) > 0x8000, i.e. (l ^ 0x8000) + (h & 1) > 0 as signed
+ * words (saturating, so that l = 0xffff stays above). Five word operations for 16 results
+ * instead of four dword operations for each 8. */
+static inline __attribute__((always_inline)) __m256i bf16_round_eo(__m256i e, __m256i o) {
+  __m256i h = _mm256_blend_epi16(_mm256_srli_epi32(e, 16), o, 0xaa);
+  __m256i l = _mm256_blend_epi16(e, _mm256_slli_epi32(o, 16), 0xaa);
+  __m256i up = _mm256_adds_epi16(_mm256_xor_si256(l, _mm256_set1_epi16((short)0x8000)),
+                                 _mm256_and_si256(h, _mm256_set1_epi16(1)));
+  return _mm256_sub_epi16(h, _mm256_cmpgt_epi16(up, _mm256_setzero_si256()));
+}
+
+/* 2^-sh for each lane's shift. */
+static inline __m256 pow2_neg(__m256i sh) {
+  return _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127), sh), 23));
+}
+
 static inline __attribute__((always_inline)) void dequantize_groups_t(
     const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed,
-    int dt) {
+    int dt, uint32_t bits) {
   const actq_grid *gr = &job->grid;
-  const uint32_t bits = actq_grid_row_bits(gr, r);
   const size_t base = r * gr->cols;
   const uint8_t *row_end = row_packed + actq_stream_bytes(gr->cols, bits);
+  const __m256i cmask = _mm256_set1_epi32((int)((1u << bits) - 1u));
+  const __m256i sh = _mm256_load_si256((const __m256i *)actq_avx2_unpack_shift[bits]);
+  const __m256i keep = _mm256_sllv_epi32(cmask, sh);
+  const __m256 p2 = pow2_neg(sh);
+  /* bf16 at b >= 5: even and odd elements of 16 */
+  const __m256i sh_e = _mm256_load_si256((const __m256i *)actq_avx2_eo_shift[bits][0]);
+  const __m256i sh_o = _mm256_load_si256((const __m256i *)actq_avx2_eo_shift[bits][1]);
+  const __m256i keep_e = _mm256_sllv_epi32(cmask, sh_e), keep_o = _mm256_sllv_epi32(cmask, sh_o);
+  const __m256 p2_e = pow2_neg(sh_e), p2_o = pow2_neg(sh_o);
+  uint16_t *y16 = (uint16_t *)job->y;
   size_t gi, c, j;
 
   for (gi = g0; gi < g1; gi++) {
@@ -40,10 +127,77 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
     vs = _mm256_set1_ps(s);
     if (in + ACTQ_PREFETCH_BYTES < row_end) /* a group's codes are at most 1 KiB at G=1024 */
       _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES, _MM_HINT_T0);
-    for (c = c0; c + 8 <= c1; c += 8) {
-      __m256i q = actq_avx2_unpack_unit(in, bits, in + 8 <= row_end);
-      actq_avx2_store8(job->y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm));
-      in += bits;
+    c = c0;
+    if (dt != ACTQ_F32 && bits <= 4 && c1 - c0 >= LUT_MIN_ELEMS) {
+      const size_t reach = actq_avx2_unpack32_units_reach(bits);
+      __m256i lo, hi;
+      lut_planes(dt, vm, vs, &lo, &hi);
+      for (; c + 32 <= c1; c += 32) {
+        __m256i q, a, b;
+        if ((size_t)(row_end - in) >= reach) {
+          q = actq_avx2_unpack32_units(in, bits);
+        } else { /* the row's last bytes: a zero-padded copy, nothing past row_end read */
+          uint8_t tmp[32] = {0};
+          memcpy(tmp, in, 4 * bits);
+          q = actq_avx2_unpack32_units(tmp, bits);
+        }
+        a = _mm256_shuffle_epi8(lo, q);
+        b = _mm256_shuffle_epi8(hi, q);
+        _mm256_storeu_si256((__m256i *)(y16 + base + c), _mm256_unpacklo_epi8(a, b));
+        _mm256_storeu_si256((__m256i *)(y16 + base + c + 16), _mm256_unpackhi_epi8(a, b));
+        in += 4 * bits;
+      }
+    }
+    if (s == 0.0f || fabsf(s) >= (dt == ACTQ_BF16 && bits == 8 ? 0x1p-118f : 0x1p-119f)) {
+      if (dt == ACTQ_BF16 && bits == 8) {
+        /* the codes are bytes: a zero-extension of 16 bytes to words-in-dwords gives the
+         * even code at bit 0 and the odd one at bit 8 of each lane (scale s * 2^-8) */
+        const __m256 vs_o = _mm256_mul_ps(vs, _mm256_set1_ps(0x1p-8f));
+        const __m256i lo8 = _mm256_set1_epi32(0xff), hi8 = _mm256_set1_epi32(0xff00);
+        for (; c + 16 <= c1; c += 16) {
+          __m256i x = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)in));
+          __m256i e = _mm256_castps_si256(
+              _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, lo8)), vs, vm));
+          __m256i o = _mm256_castps_si256(
+              _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, hi8)), vs_o, vm));
+          _mm256_storeu_si256((__m256i *)(y16 + base + c), bf16_round_eo(e, o));
+          in += 16;
+        }
+      } else if (dt == ACTQ_BF16 && bits >= 5) {
+        const __m256 vs_e = _mm256_mul_ps(vs, p2_e), vs_o = _mm256_mul_ps(vs, p2_o);
+        const __m256i ie = _mm256_load_si256((const __m256i *)actq_avx2_eo_shuf[bits][0]);
+        const __m256i io = _mm256_load_si256((const __m256i *)actq_avx2_eo_shuf[bits][1]);
+        for (; c + 16 <= c1; c += 16) {
+          __m256i src, e, o;
+          if (row_end - in >= 16) {
+            src = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
+          } else {
+            uint8_t tmp[16] = {0};
+            memcpy(tmp, in, 2 * bits);
+            src = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tmp));
+          }
+          e = _mm256_and_si256(_mm256_shuffle_epi8(src, ie), keep_e);
+          o = _mm256_and_si256(_mm256_shuffle_epi8(src, io), keep_o);
+          e = _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(e), vs_e, vm));
+          o = _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(o), vs_o, vm));
+          _mm256_storeu_si256((__m256i *)(y16 + base + c), bf16_round_eo(e, o));
+          in += 2 * bits;
+        }
+      }
+      {
+        const __m256 vsl = _mm256_mul_ps(vs, p2);
+        for (; c + 8 <= c1; c += 8) {
+          __m256 q = unit_scaled_codes(in, bits, in + 8 <= row_end, keep);
+          actq_avx2_store8(job->y, dt, base + c, _mm256_fmadd_ps(q, vsl, vm));
+          in += bits;
+        }
+      }
+    } else { /* a scale this small is inexact times 2^-sh: shift the codes instead */
+      for (; c + 8 <= c1; c += 8) {
+        __m256i q = actq_avx2_unpack_unit(in, bits, in + 8 <= row_end);
+        actq_avx2_store8(job->y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm));
+        in += bits;
+      }
     }
     if (c < c1) { /* the row's last, partial unit */
       uint32_t codes[8];
@@ -54,11 +208,23 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
   }
 }
 
+#define BY_BITS(dt)                                                                         \
+  switch (actq_grid_row_bits(&job->grid, r)) {                                              \
+  case 1: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 1); break;                    \
+  case 2: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 2); break;                    \
+  case 3: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 3); break;                    \
+  case 4: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 4); break;                    \
+  case 5: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 5); break;                    \
+  case 6: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 6); break;                    \
+  case 7: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 7); break;                    \
+  default: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 8); break;                   \
+  }
+
 void actq_avx2_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
                                  const uint8_t *row_packed) {
   switch (job->y_dtype) {
-  case ACTQ_F16: dequantize_groups_t(job, r, g0, g1, row_packed, ACTQ_F16); break;
-  case ACTQ_BF16: dequantize_groups_t(job, r, g0, g1, row_packed, ACTQ_BF16); break;
-  default: dequantize_groups_t(job, r, g0, g1, row_packed, ACTQ_F32); break;
+  case ACTQ_F16: BY_BITS(ACTQ_F16); break;
+  case ACTQ_BF16: BY_BITS(ACTQ_BF16); break;
+  default: BY_BITS(ACTQ_F32); break;
   }
 }
