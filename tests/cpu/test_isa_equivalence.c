@@ -6,6 +6,10 @@
  * denormals, +-FLT_MAX, constants, signed zeros, values past the f16 range), shifts every
  * pointer to an odd byte address, and compares every output byte and the status of the CPU
  * backend at 1, 2, 3 and 7 threads against the reference backend.
+ *
+ * Built with ACTQ_TEST_EMU512 (test_isa_equivalence_emu512), the CPU context runs the
+ * AVX-512 table with its AVX-512 kernels emulated (avx512_emulated.h), so that machines
+ * without AVX-512 check those kernels' bytes too.
  */
 #include <criterion/criterion.h>
 #include <float.h>
@@ -19,6 +23,14 @@
 #include "arith/bitstream.h"
 #include "arith/half.h"
 #include "cpu/isa.h"
+
+#ifdef ACTQ_TEST_EMU512
+#  include "arith/philox.h"
+#  include "avx512_emulated.h"
+#  include "backend.h"
+#  include "cpu/avx512/avx512.h"
+#  include "cpu/quantize_groups.h"
+#endif
 
 /* ---- deterministic random numbers ----------------------------------------------------- */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -54,6 +66,12 @@ static actq_context *ref_ctx, *cpu_ctx;
 static void setup(void) {
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref_ctx), ACTQ_OK);
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU, &cpu_ctx), ACTQ_OK);
+#ifdef ACTQ_TEST_EMU512
+  /* the white-box hook of the fuzzers (fuzz/fuzz_support.c); set_threads renews the
+   * description from the table */
+  cpu_ctx->kernels = &actq_cpu_emu512_kernels;
+  cr_assert_eq(actq_context_set_threads(cpu_ctx, 1), ACTQ_OK);
+#endif
 }
 static void teardown(void) {
   actq_context_destroy(ref_ctx);
@@ -206,11 +224,64 @@ Test(isa_equivalence, describe_names_the_path) {
   if (cap && strcmp(cap, "scalar") == 0) want_isa = ACTQ_ISA_SCALAR;
   if (cap && strcmp(cap, "avx2") == 0 && want_isa > ACTQ_ISA_AVX2) want_isa = ACTQ_ISA_AVX2;
   cr_assert_eq(actq_cpu_isa_selected(), want_isa, "ACTQ_CPU_ISA=%s", cap ? cap : "(unset)");
+#ifdef ACTQ_TEST_EMU512
+  snprintf(want, sizeof want, "cpu %s,", ACTQ_EMU512_ISA);
+#else
   snprintf(want, sizeof want, "cpu %s,", names[want_isa]);
+#endif
   cr_assert(strncmp(d, want, strlen(want)) == 0, "describe: '%s', expected '%s'", d, want);
   cr_log_info("path under test: %s (best on this machine: %s)", d,
               names[actq_cpu_isa_detected()]);
 }
+
+#ifdef ACTQ_TEST_EMU512
+/* The emulated table is cpu/avx512/kernels_avx512.c's with the emulated kernels in its
+ * AVX-512 slots: the same kernels run here as on an AVX-512 machine. */
+Test(isa_equivalence, emulated_table_mirrors_avx512) {
+  const actq_cpu_kernels *e = &actq_cpu_emu512_kernels, *a = &actq_cpu_avx512_kernels;
+  cr_assert(a->quantize_groups == actq_avx512_quantize_groups &&
+                e->quantize_groups == actq_emu512_quantize_groups,
+            "the AVX-512 table's quantize changed: update tests/cpu/kernels_emu512.c");
+  cr_assert(e->dequantize_groups == a->dequantize_groups && e->pack == a->pack &&
+                e->unpack == a->unpack && e->fewbit_encode == a->fewbit_encode &&
+                e->fewbit_backward == a->fewbit_backward,
+            "a slot of the AVX-512 table changed: update tests/cpu/kernels_emu512.c");
+  cr_assert_eq(sizeof *e, sizeof(const char *) + 6 * sizeof(void (*)(void)),
+               "actq_cpu_kernels has new slots: compare them here");
+}
+
+/* Instruction semantics the emulation must get right (tests/support/simde_avx512_extra.h). */
+Test(isa_equivalence, emulated_intrinsics) {
+  const char *why = actq_emu512_selfcheck();
+  cr_assert(why == NULL, "emulated intrinsic: %s", why);
+}
+
+/* The 8-instance Philox generator against the reference's blocks, for every count of
+ * blocks up to 40 (both loops and the tail), within the slack it may write past them. */
+Test(isa_equivalence, emulated_noise_fill) {
+  enum { MAXB = 40, SENT = 0x5a5a };
+  static uint16_t out[8 * MAXB + ACTQ_QUANTIZE_NOISE_SLACK + 64], want[8];
+  int rep;
+  size_t nb, i, b;
+  rng_state = 6;
+  for (rep = 0; rep < 20; rep++)
+    for (nb = 1; nb <= MAXB; nb++) {
+      const uint64_t seed = rnd() >> rnd_below(64), offset = rnd() >> rnd_below(64);
+      const uint64_t block0 = rep & 1 ? rnd() : (uint64_t)0xfffffff0u + rnd_below(32);
+      for (i = 0; i < sizeof out / sizeof *out; i++) out[i] = SENT;
+      actq_emu512_noise_fill(seed, offset, block0, nb, out);
+      for (b = 0; b < nb; b++) {
+        actq_noise_block(seed, offset, block0 + b, want);
+        cr_assert(memcmp(out + 8 * b, want, sizeof want) == 0,
+                  "noise block %zu of %zu: seed=%llu offset=%llu block0=%llu", b, nb,
+                  (unsigned long long)seed, (unsigned long long)offset,
+                  (unsigned long long)block0);
+      }
+      for (i = 8 * nb + ACTQ_QUANTIZE_NOISE_SLACK; i < sizeof out / sizeof *out; i++)
+        cr_assert_eq(out[i], SENT, "noise_fill(%zu blocks) wrote past its slack", nb);
+    }
+}
+#endif
 
 /* Every width, dtype pair and rounding on shapes drawn from the list above. */
 Test(isa_equivalence, quantize_dequantize_all_combinations) {

@@ -1,0 +1,24 @@
+/* avx512_emulated.h - the AVX-512 kernels of cpu/avx512, compiled over SIMDe's portable
+ * AVX-512 (avx512_emulated.c) so that a machine without AVX-512 runs their exact code, and
+ * the kernel table of cpu/avx512/kernels_avx512.c with those kernels in its AVX-512 slots.
+ * For the tests only: emulated, the kernels are many times slower than the real ones. */
+#ifndef ACTQ_TEST_AVX512_EMULATED_H
+#define ACTQ_TEST_AVX512_EMULATED_H
+
+#include "cpu/kernels.h"
+
+#define ACTQ_EMU512_ISA "avx512 (emulated)"
+
+extern const actq_cpu_kernels actq_cpu_emu512_kernels;
+
+size_t actq_emu512_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
+                                   uint8_t *row_packed);
+void actq_emu512_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
+                            uint16_t *out);
+
+/* NULL when the emulated intrinsics have the instructions' semantics on edge cases (NaN,
+ * out-of-range and half-way conversions, f16 denormals and NaNs, masked memory access at
+ * a page's end, the in-lane order of shuffles and packs); otherwise what differs. */
+const char *actq_emu512_selfcheck(void);
+
+#endif /* ACTQ_TEST_AVX512_EMULATED_H */

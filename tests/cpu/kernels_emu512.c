@@ -1,0 +1,15 @@
+/* kernels_emu512.c - the table of cpu/avx512/kernels_avx512.c with the emulated AVX-512
+ * kernels in its AVX-512 slots (test_isa_equivalence checks that the two tables agree slot
+ * for slot). Compiled without ISA flags, as the original. */
+#include "avx512_emulated.h"
+#include "cpu/avx2/avx2.h"
+
+const actq_cpu_kernels actq_cpu_emu512_kernels = {
+    ACTQ_EMU512_ISA,
+    actq_emu512_quantize_groups,
+    actq_avx2_dequantize_groups,
+    actq_avx2_pack,
+    actq_avx2_unpack,
+    actq_avx2_fewbit_encode,
+    actq_avx2_fewbit_backward,
+};
