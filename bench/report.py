@@ -4,7 +4,9 @@
 For each kernel/dtype/width/size/threads it takes the median of the repetitions of the CPU
 backend, of its same-run traffic proxy and of the reference backend, and prints a Markdown
 table: G elem/s, GB/s moved, % of proxy, x reference and, with --peers (bench/peers.py's
-JSON: the ratio measured there, against the fastest peer of the row), x peer. --size picks the size of the table (default: the largest measured).
+JSON: the ratio measured there, against the fastest peer of the row; for fewbit rows the
+GELU entries, as bench_cpu measures GELU), x peer. --size picks the size of the table
+(default: the largest measured).
 --csv writes every row (all sizes) for bench/plot.py.
 """
 import argparse
@@ -13,6 +15,7 @@ import json
 import re
 import sys
 
+BENCH_ACTIVATION = "gelu"  # the activation of bench_cpu's fewbit_* tables
 NAME = re.compile(r"^(\w+)/(\w+)/b(\d+)/n(\d+)/t(\d+)/(\w+)")
 
 
@@ -48,9 +51,11 @@ def main():
     if a.peers:
         with open(a.peers) as f:
             for p in json.load(f)["results"]:
-                # {"kernel","dtype","bits","threads","peer","gelem_s"}
-                # the ratio measured inside peers.py (same process, same tensor); the best
-                # peer for each row
+                # {"kernel","dtype","bits","threads","peer","gelem_s","actq_gelem_s"} and,
+                # for fewbit kernels, "activation"; the ratio measured inside peers.py (same
+                # process, same tensor); the best peer for each row
+                if p.get("activation", BENCH_ACTIVATION) != BENCH_ACTIVATION:
+                    continue  # bench_cpu's fewbit rows are GELU's
                 k = (p["kernel"], p["dtype"], p["bits"], p["threads"])
                 ratio = p["actq_gelem_s"] / p["gelem_s"]
                 if k not in peers or ratio < peers[k][1]:
