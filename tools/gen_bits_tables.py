@@ -141,8 +141,9 @@ def main():
                       " * half together (odd b: unused)."))
     for layout, tag, what in (("natural", "", "16 consecutive codes per half"),
                               ("units", "_units", "units 0 and 2 of the half's source (at bytes 0 and 2b)")):
-        # the units layout needs the half's 4b bytes inside its 16-byte source: b <= 4
-        t = [bytes_tables(b, layout) if b and (layout == "natural" or b <= 4)
+        # the units layout needs units 0 and 2 (bytes [0, b) and [2b, 3b)) inside the
+        # half's 16-byte source: b <= 5
+        t = [bytes_tables(b, layout) if b and (layout == "natural" or b <= 5)
              else ([Z] * 32, [Z] * 32, [0] * 16, [0] * 16) for b in range(9)]
         out.append(fmt_u8(f"actq_avx2_bytes{tag}_idx_even", [r[0] for r in t],
                           f"codes to bytes, {what}: the 16-bit window of even code byte 2w."))

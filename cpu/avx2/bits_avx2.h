@@ -137,8 +137,8 @@ static inline size_t actq_avx2_unpack32_reach(uint32_t b) {
 
 /* The same 32 codes, in units order for 16-bit lookups: half 0 holds units 0 and 2 (codes
  * 0-7, 16-23), half 1 units 1 and 3 (codes 8-15, 24-31), so that unpacklo/unpackhi_epi8
- * of two looked-up byte planes give codes 0-15 and 16-31 in order. b <= 4; b + 16 bytes
- * from in must be readable. */
+ * of two looked-up byte planes give codes 0-15 and 16-31 in order. b <= 5 (units 0 and 2
+ * inside 16 bytes); b + 16 bytes from in must be readable. */
 static inline __attribute__((always_inline)) __m256i actq_avx2_unpack32_units(const uint8_t *in,
                                                                               uint32_t b) {
   __m256i src;

@@ -6,11 +6,13 @@
  * is rare and runs the reference kernel. Three vector paths, all giving the reference's
  * bits because each output is the same function of (q, m, s):
  *
- * - 16-bit outputs at b <= 4 look the results up: the group's 2^b values
+ * - 16-bit outputs at b <= 5 look the results up: the group's 2^b values
  *   conv(fma(q, s, m)) are computed once (vector fma, then the exact conversion), split
  *   into a low-byte and a high-byte plane of 16 entries, and each block of 32 codes is
- *   decoded to bytes (bits_avx2.h) and looked up with two pshufb. On Zen 1 that is about
- *   20 micro-ops per 32 outputs, against about 70 for fma and a bf16 rounding per element.
+ *   decoded to bytes (bits_avx2.h) and looked up with two pshufb (at b = 5, 32 values in
+ *   two pairs of planes: four pshufb and two blends on bit 4). On Zen 1 that is about 20
+ *   micro-ops per 32 outputs (32 at b = 5), against about 70 for fma and a bf16 rounding
+ *   per element.
  * - Otherwise 8 codes per vector: each 32-bit lane gets the 4 stream bytes around its code
  *   and keeps the code's bits in place, q * 2^sh with sh = (i*b) % 8, and the scale is
  *   taken per lane as s * 2^-sh: the product inside the fma is still exactly q*s, so the
@@ -36,12 +38,14 @@
  * looking up 32 outputs. */
 #define LUT_MIN_ELEMS 64
 
-/* 8 (or, for 16-bit outputs, 16) converted values of the group in the low byte plane *lo
- * and the high byte plane *hi, both halves alike. */
+/* The converted values of codes q_first .. q_first + 15 of the group: their low bytes in
+ * the plane *lo, their high bytes in *hi, both halves alike. */
 static inline __attribute__((always_inline)) void lut_planes(int dt, __m256 vm, __m256 vs,
-                                                             __m256i *lo, __m256i *hi) {
-  const __m256 q0 = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256 q1 = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+                                                             float q_first, __m256i *lo,
+                                                             __m256i *hi) {
+  const __m256 first = _mm256_set1_ps(q_first);
+  const __m256 q0 = _mm256_add_ps(_mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), first);
+  const __m256 q1 = _mm256_add_ps(_mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15), first);
   const __m128i sep = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
   __m256 y0 = _mm256_fmadd_ps(q0, vs, vm), y1 = _mm256_fmadd_ps(q1, vs, vm);
   __m128i w0, w1;
@@ -128,10 +132,11 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
     if (in + ACTQ_PREFETCH_BYTES < row_end) /* a group's codes are at most 1 KiB at G=1024 */
       _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES, _MM_HINT_T0);
     c = c0;
-    if (dt != ACTQ_F32 && bits <= 4 && c1 - c0 >= LUT_MIN_ELEMS) {
+    if (dt != ACTQ_F32 && bits <= 5 && c1 - c0 >= LUT_MIN_ELEMS) {
       const size_t reach = actq_avx2_unpack32_units_reach(bits);
-      __m256i lo, hi;
-      lut_planes(dt, vm, vs, &lo, &hi);
+      __m256i lo, hi, lo1 = _mm256_setzero_si256(), hi1 = _mm256_setzero_si256();
+      lut_planes(dt, vm, vs, 0.0f, &lo, &hi);
+      if (bits == 5) lut_planes(dt, vm, vs, 16.0f, &lo1, &hi1);
       for (; c + 32 <= c1; c += 32) {
         __m256i q, a, b;
         if ((size_t)(row_end - in) >= reach) {
@@ -143,6 +148,11 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
         }
         a = _mm256_shuffle_epi8(lo, q);
         b = _mm256_shuffle_epi8(hi, q);
+        if (bits == 5) { /* codes 16-31 from the second planes: bit 4 moved to the sign */
+          const __m256i upper = _mm256_slli_epi16(q, 3);
+          a = _mm256_blendv_epi8(a, _mm256_shuffle_epi8(lo1, q), upper);
+          b = _mm256_blendv_epi8(b, _mm256_shuffle_epi8(hi1, q), upper);
+        }
         _mm256_storeu_si256((__m256i *)(y16 + base + c), _mm256_unpacklo_epi8(a, b));
         _mm256_storeu_si256((__m256i *)(y16 + base + c + 16), _mm256_unpackhi_epi8(a, b));
         in += 4 * bits;
