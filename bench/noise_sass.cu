@@ -29,18 +29,21 @@ __global__ void k_philox10(uint64_t seed, uint64_t offset, uint64_t block0, uint
                                r16[4] | (uint32_t)r16[5] << 16, r16[6] | (uint32_t)r16[7] << 16);
 }
 
-// Philox4x32-10 with its key schedule computed once per call (kernel arguments) instead of
-// per thread: the same bytes as k_philox10, to show how much of k_philox10 is key adds
+// Philox4x32-R with its key schedule computed once per call (kernel arguments) instead of
+// per thread: the same bytes as k_philox10 / k_philox7, to show how much of those is the
+// key adds (and the zero adds nvcc emits around the 64-bit products)
+template <int R>
 struct philox_rk {
-  uint32_t k0[10], k1[10];
+  uint32_t k0[R], k1[R];
 };
 
-__global__ void k_philox10_rk(philox_rk rk, uint64_t offset, uint64_t block0, uint4 *out) {
-  const uint64_t b = block0 + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+template <int R>
+__device__ __forceinline__ uint4 philox_rk_block(const philox_rk<R> &rk, uint64_t offset,
+                                                 uint64_t b) {
   uint32_t c0 = (uint32_t)b, c1 = (uint32_t)(b >> 32), c2 = (uint32_t)offset,
            c3 = (uint32_t)(offset >> 32);
 #pragma unroll
-  for (int r = 0; r < 10; r++) {
+  for (int r = 0; r < R; r++) {
     const uint32_t lo0 = ACTQ_PHILOX_M0 * c0, hi0 = __umulhi(ACTQ_PHILOX_M0, c0);
     const uint32_t lo1 = ACTQ_PHILOX_M1 * c2, hi1 = __umulhi(ACTQ_PHILOX_M1, c2);
     c0 = hi1 ^ c1 ^ rk.k0[r];
@@ -48,7 +51,17 @@ __global__ void k_philox10_rk(philox_rk rk, uint64_t offset, uint64_t block0, ui
     c2 = hi0 ^ c3 ^ rk.k1[r];
     c3 = lo0;
   }
-  out[b - block0] = make_uint4(c0, c1, c2, c3);
+  return make_uint4(c0, c1, c2, c3);
+}
+
+__global__ void k_philox10_rk(philox_rk<10> rk, uint64_t offset, uint64_t block0, uint4 *out) {
+  const uint64_t b = block0 + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+  out[b - block0] = philox_rk_block<10>(rk, offset, b);
+}
+
+__global__ void k_philox7_rk(philox_rk<7> rk, uint64_t offset, uint64_t block0, uint4 *out) {
+  const uint64_t b = block0 + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+  out[b - block0] = philox_rk_block<7>(rk, offset, b);
 }
 
 __global__ void k_philox7(uint64_t seed, uint64_t offset, uint64_t block0, uint4 *out) {

@@ -33,7 +33,10 @@ for line in text.splitlines():
 
 def demangle(k):  # _Z<len><name>...: the kernel's plain name
     m = re.match(r"_Z(\d+)", k)
-    return k[len(m.group(0)):len(m.group(0)) + int(m.group(1))] if m else k
+    name = k[len(m.group(0)):len(m.group(0)) + int(m.group(1))] if m else k
+    if name.endswith("_rk") and "ILi7E" in k:  # template argument: rounds
+        name += "7"
+    return name
 
 
 short = {k: demangle(k) for k in kernels}
