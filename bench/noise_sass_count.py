@@ -19,7 +19,7 @@ for line in text.splitlines():
         cur = m.group(1)
         kernels[cur] = Counter()
         continue
-    m = re.search(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+    m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
     if m and cur:
         op = m.group(1)
         base = op.split(".")[0]
