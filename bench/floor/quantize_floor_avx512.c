@@ -2,18 +2,12 @@
  * between llvm-mca region markers, for a static throughput model (bench/floor/floor.sh):
  * the compute floor of the kernel on a CPU model, without running it. The bodies are the
  * kernel's own inline functions (this file includes the kernel sources) compiled with the
- * library's flags, so the model sees the instructions the library runs. Each region is a
- * function of straight-line code (flatten: every call inlined, the constant-count loops
- * unrolled at -O3). Not part of the library. */
+ * library's flags, so the model sees the instructions the library runs (regions:
+ * region.h). Not part of the library. */
 #include "cpu/avx512/noise_avx512.c"
 #include "cpu/avx512/quantize_avx512.c"
 
-#define REGION(name, body)                                   \
-  __asm__ volatile("# LLVM-MCA-BEGIN " name ::: "memory");   \
-  body;                                                      \
-  __asm__ volatile("# LLVM-MCA-END " name ::: "memory")
-
-#define FLOOR __attribute__((noinline, flatten))
+#include "bench/floor/region.h"
 
 /* Pass 1 over 48 and over 80 elements (one and two steps of the unrolled loop): the
  * difference is the cost of 32 elements, the rest the per-group reductions. */

@@ -65,10 +65,11 @@ static inline void actq_avx2_store_pack32(uint8_t *out, __m256i p, uint32_t b, s
   }
 }
 
-/* One whole unit of 8 codes (b bytes at in) -> 8 codes in 32-bit lanes. With can_load8
- * the unit is read as 8 bytes (the caller guarantees they are readable) by a broadcast
- * straight from memory, which keeps port 5 free for the pshufb. */
-static inline __m256i actq_avx2_unpack_unit(const uint8_t *in, uint32_t b, int can_load8) {
+/* One whole unit of 8 codes (b bytes at in) -> each 32-bit lane holds the 4 bytes around
+ * its code (unshifted). With can_load8 the unit is read as 8 bytes (the caller guarantees
+ * they are readable) by a broadcast straight from memory, which keeps port 5 free for the
+ * pshufb. */
+static inline __m256i actq_avx2_unit_windows(const uint8_t *in, uint32_t b, int can_load8) {
   __m256i v;
   if (can_load8) {
     v = _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)in));
@@ -77,7 +78,12 @@ static inline __m256i actq_avx2_unpack_unit(const uint8_t *in, uint32_t b, int c
     memcpy(&q, in, b);
     v = _mm256_set1_epi64x(q);
   }
-  v = _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)actq_avx2_unpack_shuf[b]));
+  return _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)actq_avx2_unpack_shuf[b]));
+}
+
+/* One whole unit of 8 codes (b bytes at in) -> 8 codes in 32-bit lanes. */
+static inline __m256i actq_avx2_unpack_unit(const uint8_t *in, uint32_t b, int can_load8) {
+  __m256i v = actq_avx2_unit_windows(in, b, can_load8);
   v = _mm256_srlv_epi32(v, _mm256_load_si256((const __m256i *)actq_avx2_unpack_shift[b]));
   return _mm256_and_si256(v, _mm256_set1_epi32((1 << b) - 1));
 }

@@ -66,16 +66,7 @@ static inline __attribute__((always_inline)) void lut_planes(int dt, __m256 vm, 
 static inline __attribute__((always_inline)) __m256 unit_scaled_codes(const uint8_t *in,
                                                                       uint32_t b, int can_load8,
                                                                       __m256i keep) {
-  __m256i v;
-  if (can_load8) {
-    v = _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)in));
-  } else {
-    long long q = 0;
-    memcpy(&q, in, b);
-    v = _mm256_set1_epi64x(q);
-  }
-  v = _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)actq_avx2_unpack_shuf[b]));
-  return _mm256_cvtepi32_ps(_mm256_and_si256(v, keep));
+  return _mm256_cvtepi32_ps(_mm256_and_si256(actq_avx2_unit_windows(in, b, can_load8), keep));
 }
 
 /* bf16 of 8 even (e) and 8 odd (o) finite floats, 16 results in element order. The
