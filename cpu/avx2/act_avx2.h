@@ -224,9 +224,9 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu_tanh(__m256 x) {
   __m256i k;
   __m256 p = actq_avx2_act_exp_reduce(ah, al, &k);
   __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
-  __m256 y_neg = _mm256_div_ps(actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), den);
-  __m256 y_pos = _mm256_div_ps(x, den);
-  __m256 y = actq_avx2_act_sel(neg, y_neg, y_pos);
+  __m256 y = _mm256_div_ps(
+      actq_avx2_act_sel(neg, actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), x),
+      den);
   y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(10.0f)), x, y);
   return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-20.0f)), msign, y);
 }
@@ -238,8 +238,7 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sigmoid(__m256 x) {
   __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
   __m256 e = actq_avx2_act_scale2k(_mm256_add_ps(one, p), k);
   __m256 den = _mm256_add_ps(one, e);
-  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), _mm256_div_ps(e, den),
-                           _mm256_div_ps(one, den));
+  return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), e, one), den);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_silu(__m256 x) {
@@ -249,8 +248,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_silu(__m256 x) {
   __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
   __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
   __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(-200.0f));
-  __m256 y_neg = _mm256_div_ps(actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), den);
-  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, _mm256_div_ps(x, den));
+  __m256 y_neg = actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k);
+  return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, x), den);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanh(__m256 x) {

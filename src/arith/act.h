@@ -96,9 +96,8 @@ ACTQ_HD float actq_act_gelu_tanh(float x) {
   int k;
   float p = actq_exp_reduce(ah, al, &k);
   float den = 1.0f + actq_scale2k(1.0f + p, k);
-  float y_neg = actq_scale2k(xc + xc * p, k) / den;
-  float y_pos = x / den;
-  float y = neg ? y_neg : y_pos;
+  /* one division: the branches share the denominator */
+  float y = (neg ? actq_scale2k(xc + xc * p, k) : x) / den;
   y = x > 10.0f ? x : y;
   return x < -20.0f ? -0.0f : y;
 }
@@ -109,7 +108,7 @@ ACTQ_HD float actq_act_sigmoid(float x) {
   float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
   float e = actq_scale2k(1.0f + p, k);
   float den = 1.0f + e;
-  return x < 0.0f ? e / den : 1.0f / den;
+  return (x < 0.0f ? e : 1.0f) / den; /* one division for both branches */
 }
 
 /* SiLU(x) = x sigmoid(x): x/(1+e) for x >= 0, 2^k (x + x p)/(1+e) below, so that x e^x
@@ -120,8 +119,7 @@ ACTQ_HD float actq_act_silu(float x) {
   float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
   float den = 1.0f + actq_scale2k(1.0f + p, k);
   float xc = actq_act_max(x, -200.0f);
-  float y_neg = actq_scale2k(xc + xc * p, k) / den;
-  return x < 0.0f ? y_neg : x / den;
+  return (x < 0.0f ? actq_scale2k(xc + xc * p, k) : x) / den; /* one division */
 }
 
 /* tanh(x) = -expm1(-2|x|) / (2 + expm1(-2|x|)) with x's sign: no cancellation, no
