@@ -9,6 +9,7 @@
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
 #include "cuda/launch.h"
+#include "cuda/occupancy.cuh"
 #include "cuda/unit_ops.cuh"
 #include "cuda/state.h"
 
@@ -24,31 +25,32 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequa
   const size_t lane = threadIdx.x % TEAM;
   const size_t slot = threadIdx.x / TEAM;
 
-  for (size_t first = (size_t)blockIdx.x * PER_BLOCK; first < a.grid.groups;
-       first += (size_t)gridDim.x * PER_BLOCK) {
-    dequantize_lane<DT, TEAM, FAST>(a, locate(a.grid, first + slot), lane);
-  }
+  group_walk w(a.grid, (size_t)blockIdx.x * PER_BLOCK + slot, (size_t)gridDim.x * PER_BLOCK);
+  /* No reduction, so each team leaves the loop on its own. */
+  for (; w.more(a.grid); w.next(a.grid)) dequantize_lane<DT, TEAM, FAST>(a, group_at(a.grid, w.row, w.gi), lane);
 }
 
-template <int DT, int TEAM>
-void launch_team(const dequant_args &a, bool fast, unsigned blocks, cudaStream_t s) {
-  if (fast)
-    dequantize_kernel<DT, TEAM, true><<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
-  else
-    dequantize_kernel<DT, TEAM, false><<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
+template <int DT, int TEAM, bool FAST>
+void launch(const dequant_args &a, int sm_count, cudaStream_t s) {
+  constexpr auto kernel = dequantize_kernel<DT, TEAM, FAST>;
+  const unsigned blocks = blocks_for(a.grid.groups, TEAM, sm_count,
+                                     actq_cuda_resident_per_sm<kernel>(ACTQ_CUDA_BLOCK));
+  kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
 }
 
 template <int DT>
-void launch_dtype(const dequant_args &a, int team, bool fast, unsigned blocks, cudaStream_t s) {
+void launch_dtype(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
+#define DQ(T) (fast ? launch<DT, T, true>(a, sm_count, s) : launch<DT, T, false>(a, sm_count, s))
   switch (team) {
-    case 1: launch_team<DT, 1>(a, fast, blocks, s); break;
-    case 2: launch_team<DT, 2>(a, fast, blocks, s); break;
-    case 4: launch_team<DT, 4>(a, fast, blocks, s); break;
-    case 8: launch_team<DT, 8>(a, fast, blocks, s); break;
-    case 16: launch_team<DT, 16>(a, fast, blocks, s); break;
-    case 32: launch_team<DT, 32>(a, fast, blocks, s); break;
-    default: launch_team<DT, ACTQ_CUDA_BLOCK>(a, fast, blocks, s); break;
+    case 1: DQ(1); break;
+    case 2: DQ(2); break;
+    case 4: DQ(4); break;
+    case 8: DQ(8); break;
+    case 16: DQ(16); break;
+    case 32: DQ(32); break;
+    default: DQ(ACTQ_CUDA_BLOCK); break;
   }
+#undef DQ
 }
 
 } /* namespace */
@@ -68,13 +70,11 @@ actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job)
   a.y = job->y;
 
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->y % 16) == 0;
-  /* Dequantize caches nothing; it uses the team sizes only (one unit a lane a step). */
-  const int team = team_for(gr->group_size, 4).team;
-  const unsigned blocks = blocks_for(a.grid.groups, team, st->sm_count);
+  const int team = team_for(gr->group_size);
   switch (job->y_dtype) {
-    case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, team, fast, blocks, st->stream); break;
-    case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, team, fast, blocks, st->stream); break;
-    default: launch_dtype<ACTQ_ARITH_F32>(a, team, fast, blocks, st->stream); break;
+    case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, team, fast, st->sm_count, st->stream); break;
+    case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, team, fast, st->sm_count, st->stream); break;
+    default: launch_dtype<ACTQ_ARITH_F32>(a, team, fast, st->sm_count, st->stream); break;
   }
   return actq_cuda_launch_status(ctx);
 }

@@ -12,6 +12,9 @@
 
 #include <stdint.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "arith/elem.h"
 #include "arith/quant.h" /* ACTQ_ARITH_F32 ... */
 #include "cuda/unroll.cuh"
@@ -68,6 +71,41 @@ ACTQ_UNROLL
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++)
       if (j < k) actq_store_elem(y, DT, e + j, v[j]);
+  }
+}
+
+/* Two floats, neither NaN, as a 16-bit pair (lo in the low half), rounded to nearest-even
+ * into DT (f16 or bf16). For non-NaN inputs the hardware conversion (cvt.rn.{f16,bf16}x2,
+ * IEEE round-to-nearest-even with subnormals and overflow to Inf) is the shared software
+ * conversion of src/arith/half.h; only their NaN outputs differ, hence the precondition.
+ * Host builds (the host test) use the software one. */
+template <int DT>
+__host__ __device__ __forceinline__ uint32_t pack2_nonan(float lo, float hi) {
+#if defined(__CUDA_ARCH__)
+  if (DT == ACTQ_ARITH_F16) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&h);
+  }
+  const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t *>(&h);
+#else
+  if (DT == ACTQ_ARITH_F16) return actq_f32_to_f16(lo) | (uint32_t)actq_f32_to_f16(hi) << 16;
+  return actq_f32_to_bf16(lo) | (uint32_t)actq_f32_to_bf16(hi) << 16;
+#endif
+}
+
+/* store_unit for values known not to be NaN (dequantization of a group with finite
+ * metadata): the same bytes, with the device's paired conversions. */
+template <int DT, bool VEC>
+__host__ __device__ __forceinline__ void store_unit_nonan(void *__restrict__ y, size_t e, int k,
+                                                          const float v[8]) {
+  if constexpr (VEC && DT != ACTQ_ARITH_F32) {
+    uint32_t w[4];
+ACTQ_UNROLL
+    for (int j = 0; j < 4; j++) w[j] = pack2_nonan<DT>(v[2 * j], v[2 * j + 1]);
+    *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(y) + e) = make_uint4(w[0], w[1], w[2], w[3]);
+  } else {
+    store_unit<DT, VEC>(y, e, k, v);
   }
 }
 

@@ -2,11 +2,14 @@
  *
  * A group of G elements is G/8 units (8 elements, one packed word each). A "team" of TEAM
  * threads (a power of two) owns one group at a time; its lanes take units lane,
- * lane + TEAM, ... A block of 256 threads holds 256/TEAM teams; TEAM = 256 is a whole
- * block per group, for large groups. The launcher picks the smallest team that covers
- * the group's units (up to a warp), so that small groups do not leave lanes idle, and a
- * block-team for groups of more than 1024 elements. Blocks walk the groups with a
- * grid-stride loop, with 64-bit indices throughout.
+ * lane + TEAM, ... (so a team's loads of one step are contiguous). A block of 256 threads
+ * holds 256/TEAM teams; TEAM = 256 is a whole block per group, for large groups. The
+ * launcher picks the smallest team that gives each lane at most LANE_UNITS units (32
+ * elements: enough independent 16-byte loads in flight, and the per-group work of the
+ * metadata spread over 32 elements a lane), up to a warp, and a block-team for groups of
+ * more than 128 units. Blocks walk the groups with a grid-stride loop, with 64-bit
+ * indices throughout; a team steps from group to group without a division
+ * (group_walk).
  */
 #ifndef ACTQ_CUDA_GROUP_TEAM_CUH
 #define ACTQ_CUDA_GROUP_TEAM_CUH
@@ -56,41 +59,98 @@ struct group_pos {
   size_t len;    /* elements in the group */
 };
 
-__host__ __device__ __forceinline__ group_pos locate(const group_grid &g, size_t index) {
+/* The group at row `row`, column group `gi` (valid when row < rows). */
+__host__ __device__ __forceinline__ group_pos group_at(const group_grid &g, size_t row, size_t gi) {
   group_pos p;
-  p.valid = index < g.groups;
-  p.index = index;
-  p.row = p.c0 = p.e0 = p.units = p.len = 0;
+  p.valid = row < g.rows;
+  p.index = row * g.groups_per_row + gi;
+  p.row = row;
+  p.c0 = p.e0 = p.units = p.len = 0;
   if (p.valid) {
-    p.row = index / g.groups_per_row;
-    const size_t gi = index - p.row * g.groups_per_row;
     p.c0 = gi * g.group_size;
     const size_t c1 = p.c0 + g.group_size < g.cols ? p.c0 + g.group_size : g.cols;
     p.len = c1 - p.c0;
     p.units = (p.len + 7) / 8;
-    p.e0 = p.row * g.cols + p.c0;
+    p.e0 = row * g.cols + p.c0;
   }
   return p;
 }
 
-/* Elements of unit u of the group: 8, or fewer for the last unit of a short group. */
+__host__ __device__ __forceinline__ group_pos locate(const group_grid &g, size_t index) {
+  const size_t row = index / g.groups_per_row;
+  return group_at(g, row, index - row * g.groups_per_row);
+}
+
+/* A team's walk over groups first, first + stride, ...: the division of a group index
+ * into (row, column group) once at the start, then one carry per step. */
+struct group_walk {
+  size_t row, gi;          /* the current group */
+  size_t step_rows, step_gi; /* stride = step_rows * groups_per_row + step_gi */
+
+  __host__ __device__ __forceinline__ group_walk(const group_grid &g, size_t first, size_t stride) {
+    row = first / g.groups_per_row;
+    gi = first - row * g.groups_per_row;
+    step_rows = stride / g.groups_per_row;
+    step_gi = stride - step_rows * g.groups_per_row;
+  }
+  /* The group index is row * groups_per_row + gi < groups exactly when row < rows. */
+  __host__ __device__ __forceinline__ bool more(const group_grid &g) const { return row < g.rows; }
+  __host__ __device__ __forceinline__ void next(const group_grid &g) {
+    gi += step_gi;
+    row += step_rows;
+    if (gi >= g.groups_per_row) {
+      gi -= g.groups_per_row;
+      row++;
+    }
+  }
+};
+
+/* Elements of unit u of the group: 8, or fewer for the last unit of a short group. FAST
+ * (cols a multiple of 8, so every group length is too): always 8. */
+template <bool FAST = false>
 __host__ __device__ __forceinline__ int unit_len(const group_pos &p, size_t u) {
+  if (FAST) return 8;
   const size_t rest = p.len - 8 * u;
   return rest < 8 ? (int)rest : 8;
 }
 
-/* Minimum and maximum over the finite values, and whether every value was finite. */
+/* Minimum and maximum of a group, NaN-propagating: a NaN anywhere makes both NaN, an
+ * Inf makes one of them infinite, so "every value finite" is isfinite(mn) && isfinite(mx)
+ * and costs nothing per element. */
 struct minmax {
   float mn, mx;
-  int finite;
 };
 
 __host__ __device__ __forceinline__ minmax minmax_identity() {
   minmax m;
   m.mn = actq_f32_from_bits(0x7f800000u); /* +Inf */
   m.mx = actq_f32_from_bits(0xff800000u); /* -Inf */
-  m.finite = 1;
   return m;
+}
+
+__host__ __device__ __forceinline__ int minmax_finite(const minmax &m) {
+  return actq_f32_is_finite(m.mn) && actq_f32_is_finite(m.mx);
+}
+
+/* min/max with NaN propagation (one instruction each on sm_80 and later). */
+__host__ __device__ __forceinline__ float fmin_nan(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return a != a ? a : b != b ? b : (a < b ? a : b);
+#endif
+}
+
+__host__ __device__ __forceinline__ float fmax_nan(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return a != a ? a : b != b ? b : (a > b ? a : b);
+#endif
 }
 
 /* min/max of finite values are order-independent except for the sign of a zero, which
@@ -99,9 +159,8 @@ __host__ __device__ __forceinline__ minmax minmax_identity() {
 struct minmax_op {
   __host__ __device__ __forceinline__ minmax operator()(const minmax &a, const minmax &b) const {
     minmax r;
-    r.mn = fminf(a.mn, b.mn);
-    r.mx = fmaxf(a.mx, b.mx);
-    r.finite = a.finite & b.finite;
+    r.mn = fmin_nan(a.mn, b.mn);
+    r.mx = fmax_nan(a.mx, b.mx);
     return r;
   }
 };
@@ -110,12 +169,8 @@ __host__ __device__ __forceinline__ void minmax_add(minmax &m, const float v[8],
 ACTQ_UNROLL
   for (int j = 0; j < 8; j++) {
     if (j < k) {
-      if (!actq_f32_is_finite(v[j])) {
-        m.finite = 0;
-      } else {
-        m.mn = fminf(m.mn, v[j]);
-        m.mx = fmaxf(m.mx, v[j]);
-      }
+      m.mn = fmin_nan(m.mn, v[j]);
+      m.mx = fmax_nan(m.mx, v[j]);
     }
   }
 }
@@ -132,7 +187,6 @@ ACTQ_UNROLL
       minmax other;
       other.mn = __shfl_xor_sync(0xffffffffu, m.mn, o);
       other.mx = __shfl_xor_sync(0xffffffffu, m.mx, o);
-      other.finite = __shfl_xor_sync(0xffffffffu, m.finite, o);
       m = minmax_op()(m, other);
     }
     return m;
@@ -149,41 +203,29 @@ ACTQ_UNROLL
   }
 }
 
-/* How many threads own a group (TEAM) and how many of a lane's units stay in registers
- * between reduction and coding (CACHE). A lane should load about 32 bytes per group for
- * enough bytes in flight: one unit of f32, two units of f16/bf16. Small groups get the
- * smallest power-of-two team up to a warp that covers them (no idle lanes, several groups
- * per warp); groups up to 4 units a lane of a warp stay a warp's; larger ones get a whole
- * block (its first 4 units a thread cached, the rest read again from L1/L2). */
-struct team_config {
-  int team, cache;
-};
+/* Units a lane keeps in registers between the reduction and the codes: 32 elements. */
+#define ACTQ_CUDA_LANE_UNITS 4
 
-static inline team_config team_for(size_t group_size, size_t elem_bytes) {
+/* How many threads own a group: the smallest power of two up to a warp that leaves each
+ * lane at most ACTQ_CUDA_LANE_UNITS units (several groups per warp for small groups);
+ * larger groups get a whole block (each thread caching its first ACTQ_CUDA_LANE_UNITS
+ * units, the rest read again, mostly from L1/L2). */
+static inline int team_for(size_t group_size) {
   const size_t units = group_size / 8;
-  const size_t per_lane = elem_bytes == 4 ? 1 : 2;
-  team_config c;
-  if (units <= 32 * per_lane) {
-    const size_t lanes = (units + per_lane - 1) / per_lane;
-    c.team = 1;
-    while ((size_t)c.team < lanes) c.team *= 2;
-    c.cache = (int)per_lane;
-  } else if (units <= 128) {
-    c.team = 32;
-    c.cache = 4;
-  } else {
-    c.team = ACTQ_CUDA_BLOCK;
-    c.cache = 4;
-  }
-  return c;
+  if (units > 32 * ACTQ_CUDA_LANE_UNITS) return ACTQ_CUDA_BLOCK;
+  const size_t lanes = (units + ACTQ_CUDA_LANE_UNITS - 1) / ACTQ_CUDA_LANE_UNITS;
+  int team = 1;
+  while ((size_t)team < lanes) team *= 2;
+  return team;
 }
 
-/* Blocks for a grid-stride loop over `groups` groups: enough to fill the device several
- * times over, never more than there is work. */
-static inline unsigned blocks_for(size_t groups, int team, int sm_count) {
+/* Blocks for a grid-stride loop over `groups` groups: one resident wave (resident blocks
+ * per SM x SMs, from the occupancy calculator), never more than there is work, so that
+ * no partial second wave leaves the device half idle at the end. */
+static inline unsigned blocks_for(size_t groups, int team, int sm_count, int per_sm) {
   const size_t per_block = ACTQ_CUDA_BLOCK / (size_t)team;
-  size_t need = (groups + per_block - 1) / per_block;
-  const size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * 32;
+  const size_t need = (groups + per_block - 1) / per_block;
+  const size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)(per_sm > 0 ? per_sm : 1);
   return (unsigned)(need < cap ? need : cap);
 }
 

@@ -22,8 +22,8 @@ struct quant_args {
   row_map rows;
   const void *x;
   int meta_dtype;
-  int stochastic;
-  uint64_t seed, offset;
+  uint32_t rk[20]; /* the seed's Philox round keys (actq_noise_round_keys), once per call */
+  uint64_t offset;
   uint8_t *packed;
   void *group_min, *group_scale;
   uint32_t *error;
@@ -38,47 +38,98 @@ struct dequant_args {
   void *y;
 };
 
-/* Codes of one unit (elements e .. e+k-1, values v) into its packed word at out. FAST:
- * e is a multiple of 8, so the unit's noise is exactly Philox block e/8. */
+/* The noise values of elements e .. e+7 (k of them used). FAST: e is a multiple of 8, so
+ * they are exactly Philox block e/8; otherwise the unit straddles two blocks. */
 template <bool FAST>
+__host__ __device__ __forceinline__ void unit_noise(const quant_args &a, size_t e, int k,
+                                                    uint16_t r16[8]) {
+  if (FAST) {
+    actq_noise_block_rk(a.rk, a.offset, e >> 3, r16);
+  } else {
+    uint16_t lo[8], hi[8];
+    const int first = (int)(e & 7);
+    actq_noise_block_rk(a.rk, a.offset, e >> 3, lo);
+    if (first + k > 8) actq_noise_block_rk(a.rk, a.offset, (e >> 3) + 1, hi);
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++) r16[j] = first + j < 8 ? lo[(first + j) & 7] : hi[(first + j) & 7];
+  }
+}
+
+/* Codes by the reference's own formula (the true division): groups outside the
+ * reciprocal's proven domain (wide, extreme scales, nonfinite) and units with an element
+ * outside it. Out of line: the hot loop stays the reciprocal path. */
+template <bool STOCH>
+__host__ __device__ __noinline__ uint64_t unit_word_by_division(actq_group_meta g, uint32_t bits,
+                                                                float4 v0, float4 v1, uint4 r,
+                                                                int k) {
+  const float v[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+  const uint32_t rw[4] = {r.x, r.y, r.z, r.w};
+  uint32_t codes[8];
+ACTQ_UNROLL
+  for (int j = 0; j < 8; j++) {
+    const uint16_t r16 = (uint16_t)(rw[j / 2] >> (16 * (j % 2)));
+    codes[j] = j >= k ? 0u : STOCH ? actq_code_stochastic(v[j], &g, r16) : actq_code_nearest(v[j], &g);
+  }
+  return actq_pack_word(codes, 8, bits);
+}
+
+/* Codes of one unit (elements e .. e+k-1, values v) into its packed word at out. In a
+ * group with rcp_ok (c = 1, so x*c - m*c is x - m) the quotient is actq_quot_rcp's, which
+ * equals the division's inside the proven domain; a unit with an element outside it
+ * takes the division. Codes past k are 0, so the word equals the reference's k-code
+ * word. */
+template <bool FAST, bool STOCH>
 __host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
                                                        const actq_group_meta &g, uint32_t bits,
                                                        size_t e, int k, const float v[8],
                                                        uint8_t *out) {
-  uint32_t codes[8];
-  if (a.stochastic) {
-    if (FAST) {
-      uint16_t r16[8];
-      actq_noise_block(a.seed, a.offset, e >> 3, r16);
+  uint16_t r16[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (STOCH) unit_noise<FAST>(a, e, k, r16);
+  float t[8];
 ACTQ_UNROLL
-      for (int j = 0; j < 8; j++) codes[j] = j < k ? actq_code_stochastic(v[j], &g, r16[j]) : 0u;
-    } else {
-      actq_noise_cursor nc;
-      actq_noise_cursor_init(&nc, a.seed, a.offset);
+  for (int j = 0; j < 8; j++) t[j] = actq_quot_rcp(v[j] - g.mc, g.sc, g.rcp);
+  bool in_domain = actq_quot_rcp_group_ok(&g);
+  if (!in_domain && g.rcp_ok) { /* groups with |m| < 2^-40: each element's num */
+    in_domain = true;
 ACTQ_UNROLL
-      for (int j = 0; j < 8; j++)
-        codes[j] = j < k ? actq_code_stochastic(v[j], &g, actq_noise_at(&nc, e + j)) : 0u;
-    }
-  } else {
-ACTQ_UNROLL
-    for (int j = 0; j < 8; j++) codes[j] = j < k ? actq_code_nearest(v[j], &g) : 0u;
+    for (int j = 0; j < 8; j++) in_domain = in_domain && (j >= k || actq_quot_rcp_lane_ok(v[j] - g.mc));
   }
-  /* Codes past k are 0, so the word equals the reference's k-code word. */
-  actq_cuda_io::store_word(out, actq_pack_word(codes, 8, bits), ((uint32_t)k * bits + 7) / 8);
+  uint64_t word;
+  if (in_domain) {
+    uint32_t codes[8];
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++)
+      codes[j] = j >= k ? 0u
+                 : STOCH ? actq_code_stochastic_t(t[j], actq_noise_u(r16[j]), g.levels)
+                         : actq_code_nearest_t(t[j], g.levels);
+    word = actq_pack_word(codes, 8, bits);
+  } else {
+    word = unit_word_by_division<STOCH>(
+        g, bits, make_float4(v[0], v[1], v[2], v[3]), make_float4(v[4], v[5], v[6], v[7]),
+        make_uint4(r16[0] | (uint32_t)r16[1] << 16, r16[2] | (uint32_t)r16[3] << 16,
+                   r16[4] | (uint32_t)r16[5] << 16, r16[6] | (uint32_t)r16[7] << 16),
+        k);
+  }
+  actq_cuda_io::store_word(out, word, ((uint32_t)k * bits + 7) / 8);
 }
 
-/* Unit u of a located group: packed word in, k values out. */
-template <int DT, bool FAST>
+/* Unit u of a located group: packed word in, k values out. FINITE: m and s are finite,
+ * so no value is NaN and the NaN rule and its per-element test are not needed. */
+template <int DT, bool FAST, bool FINITE>
 __host__ __device__ __forceinline__ void dequantize_unit(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
                                                          uint32_t bits, const uint8_t *in,
                                                          float m, float s, size_t u) {
-  const int k = actq_cuda_team::unit_len(p, u);
+  const int k = actq_cuda_team::unit_len<FAST>(p, u);
   const uint64_t word = actq_cuda_io::load_word(in + u * bits, ((uint32_t)k * bits + 7) / 8);
   float v[8];
 ACTQ_UNROLL
-  for (int j = 0; j < 8; j++) v[j] = actq_dequant(actq_unpack_code(word, j, bits), m, s);
-  actq_cuda_io::store_unit<DT, FAST>(a.y, p.e0 + 8 * u, k, v);
+  for (int j = 0; j < 8; j++) {
+    const uint32_t q = actq_unpack_code(word, j, bits);
+    v[j] = FINITE ? actq_dequant_finite(q, m, s) : actq_dequant(q, m, s);
+  }
+  if (FINITE) actq_cuda_io::store_unit_nonan<DT, FAST>(a.y, p.e0 + 8 * u, k, v);
+  else actq_cuda_io::store_unit<DT, FAST>(a.y, p.e0 + 8 * u, k, v);
 }
 
 /* Unit u of actq_pack: returns nonzero when a code was >= 2^bits (it is masked, as the
@@ -125,15 +176,19 @@ template <int DT, int TEAM, int CACHE, bool FAST>
 __host__ __device__ __forceinline__ actq_cuda_team::minmax quantize_lane_scan(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane, float v[][8]) {
   actq_cuda_team::minmax m = actq_cuda_team::minmax_identity();
+  /* All cached loads first, then the reductions: CACHE independent loads in flight. */
 ACTQ_UNROLL
   for (int i = 0; i < CACHE; i++) {
     const size_t u = lane + (size_t)i * TEAM;
-    if (u < p.units) {
-      const int k = actq_cuda_team::unit_len(p, u);
-      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, v[i]);
-      actq_cuda_team::minmax_add(m, v[i], k);
-    }
+    if (u < p.units)
+      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, actq_cuda_team::unit_len<FAST>(p, u), v[i]);
   }
+ACTQ_UNROLL
+  for (int i = 0; i < CACHE; i++) {
+    const size_t u = lane + (size_t)i * TEAM;
+    if (u < p.units) actq_cuda_team::minmax_add(m, v[i], actq_cuda_team::unit_len<FAST>(p, u));
+  }
+  if (TEAM == ACTQ_CUDA_BLOCK)
   for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
     float w[8];
     const int k = actq_cuda_team::unit_len(p, u);
@@ -148,7 +203,7 @@ __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
     const quant_args &a, const actq_cuda_team::group_pos &p, const actq_cuda_team::minmax &m,
     bool store, actq_group_meta *g) {
   const uint32_t bits = a.rows.width(p.row);
-  actq_group_meta_compute(m.mn, m.mx, m.finite, bits, a.meta_dtype, g);
+  actq_group_meta_compute(m.mn, m.mx, actq_cuda_team::minmax_finite(m), bits, a.meta_dtype, g);
   if (store) {
     actq_store_elem(a.group_min, a.meta_dtype, p.index, g->m);
     actq_store_elem(a.group_scale, a.meta_dtype, p.index, g->s);
@@ -157,7 +212,7 @@ __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
 }
 
 /* Step 3: the lane's units into codes and packed words (cached ones from v). */
-template <int DT, int TEAM, int CACHE, bool FAST>
+template <int DT, int TEAM, int CACHE, bool FAST, bool STOCH>
 __host__ __device__ __forceinline__ void quantize_lane_codes(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane,
     const actq_group_meta &g, uint32_t bits, const float v[][8]) {
@@ -166,14 +221,16 @@ ACTQ_UNROLL
   for (int i = 0; i < CACHE; i++) {
     const size_t u = lane + (size_t)i * TEAM;
     if (u < p.units)
-      quantize_unit<FAST>(a, g, bits, p.e0 + 8 * u, actq_cuda_team::unit_len(p, u), v[i],
-                          out + u * bits);
+      quantize_unit<FAST, STOCH>(a, g, bits, p.e0 + 8 * u, actq_cuda_team::unit_len<FAST>(p, u), v[i],
+                                 out + u * bits);
   }
+  /* Only block-teams have units beyond the cached ones (team_for). */
+  if (TEAM == ACTQ_CUDA_BLOCK)
   for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
     float w[8];
     const int k = actq_cuda_team::unit_len(p, u);
     actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
-    quantize_unit<FAST>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
+    quantize_unit<FAST, STOCH>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
   }
 }
 
@@ -187,7 +244,12 @@ __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
   const float m = actq_load_elem(a.group_min, a.meta_dtype, p.index);
   const float s = actq_load_elem(a.group_scale, a.meta_dtype, p.index);
   const uint8_t *in = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
-  for (size_t u = lane; u < p.units; u += TEAM) dequantize_unit<DT, FAST>(a, p, bits, in, m, s, u);
+  if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
+#pragma unroll 4
+    for (size_t u = lane; u < p.units; u += TEAM) dequantize_unit<DT, FAST, true>(a, p, bits, in, m, s, u);
+  } else {
+    for (size_t u = lane; u < p.units; u += TEAM) dequantize_unit<DT, FAST, false>(a, p, bits, in, m, s, u);
+  }
 }
 
 } /* namespace actq_cuda_unit */

@@ -130,3 +130,21 @@ Test(philox, noise_mapping) {
   cr_assert_eq(actq_noise_u(0), 1.0f / 131072.0f);
   cr_assert_eq(actq_noise_u(65535), 1.0f - 1.0f / 131072.0f);
 }
+
+/* The bit construction of actq_noise_u is the value r16 * 2^-16 + 2^-17 for every r16,
+ * and the noise block from precomputed round keys is the block from the seed. */
+Test(philox, noise_u_every_value_and_round_keys) {
+  uint32_t r, rk[20];
+  uint16_t a[8], b[8];
+  int i;
+  for (r = 0; r < 65536; r++)
+    cr_assert_eq(actq_noise_u((uint16_t)r), (float)((double)r / 65536.0 + 1.0 / 131072.0),
+                 "r16 = %u", r);
+  actq_noise_round_keys(0xfedcba9876543210ull, rk);
+  for (r = 0; r < 1000; r++) {
+    const uint64_t block = (uint64_t)r * 0x9e3779b97f4a7c15ull;
+    actq_noise_block(0xfedcba9876543210ull, 0x1122334455667788ull, block, a);
+    actq_noise_block_rk(rk, 0x1122334455667788ull, block, b);
+    for (i = 0; i < 8; i++) cr_assert_eq(a[i], b[i], "block %u lane %d", r, i);
+  }
+}

@@ -20,22 +20,30 @@
 #define ACTQ_PHILOX_W0 0x9E3779B9u
 #define ACTQ_PHILOX_W1 0xBB67AE85u
 
-ACTQ_HD void actq_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
-                                uint32_t out[4]) {
+/* The key of each of the 10 rounds: rk[2i], rk[2i+1] = key + i * (W0, W1). A caller that
+ * runs many blocks under one key (a CUDA kernel) computes this once. */
+ACTQ_HD void actq_philox_round_keys(const uint32_t key[2], uint32_t rk[20]) {
+  int round;
+  for (round = 0; round < 10; round++) {
+    rk[2 * round] = key[0] + (uint32_t)round * ACTQ_PHILOX_W0;
+    rk[2 * round + 1] = key[1] + (uint32_t)round * ACTQ_PHILOX_W1;
+  }
+}
+
+/* Philox4x32-10 of counter ctr under the round keys of actq_philox_round_keys. */
+ACTQ_HD void actq_philox4x32_10_rk(const uint32_t ctr[4], const uint32_t rk[20],
+                                   uint32_t out[4]) {
   uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
-  uint32_t k0 = key[0], k1 = key[1];
   int round;
   for (round = 0; round < 10; round++) {
     uint64_t p0 = (uint64_t)ACTQ_PHILOX_M0 * c0;
     uint64_t p1 = (uint64_t)ACTQ_PHILOX_M1 * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ rk[2 * round];
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ rk[2 * round + 1];
     c0 = n0;
     c1 = (uint32_t)p1;
     c2 = n2;
     c3 = (uint32_t)p0;
-    k0 += ACTQ_PHILOX_W0;
-    k1 += ACTQ_PHILOX_W1;
   }
   out[0] = c0;
   out[1] = c1;
@@ -43,27 +51,51 @@ ACTQ_HD void actq_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
   out[3] = c3;
 }
 
-/* The eight 16-bit noise values of noise block `block` (elements 8*block .. 8*block+7). */
-ACTQ_HD void actq_noise_block(uint64_t seed, uint64_t offset, uint64_t block,
-                              uint16_t r16[8]) {
-  uint32_t ctr[4], key[2], out[4];
+ACTQ_HD void actq_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
+                                uint32_t out[4]) {
+  uint32_t rk[20];
+  actq_philox_round_keys(key, rk);
+  actq_philox4x32_10_rk(ctr, rk, out);
+}
+
+/* The round keys of noise seed `seed`. */
+ACTQ_HD void actq_noise_round_keys(uint64_t seed, uint32_t rk[20]) {
+  uint32_t key[2];
+  key[0] = (uint32_t)seed;
+  key[1] = (uint32_t)(seed >> 32);
+  actq_philox_round_keys(key, rk);
+}
+
+/* actq_noise_block with the seed's round keys computed once (actq_noise_round_keys). */
+ACTQ_HD void actq_noise_block_rk(const uint32_t rk[20], uint64_t offset, uint64_t block,
+                                 uint16_t r16[8]) {
+  uint32_t ctr[4], out[4];
   int i;
   ctr[0] = (uint32_t)block;
   ctr[1] = (uint32_t)(block >> 32);
   ctr[2] = (uint32_t)offset;
   ctr[3] = (uint32_t)(offset >> 32);
-  key[0] = (uint32_t)seed;
-  key[1] = (uint32_t)(seed >> 32);
-  actq_philox4x32_10(ctr, key, out);
+  actq_philox4x32_10_rk(ctr, rk, out);
   for (i = 0; i < 4; i++) {
     r16[2 * i] = (uint16_t)out[i];
     r16[2 * i + 1] = (uint16_t)(out[i] >> 16);
   }
 }
 
-/* u in (0, 1) from 16 random bits: exact in float32. */
+/* The eight 16-bit noise values of noise block `block` (elements 8*block .. 8*block+7). */
+ACTQ_HD void actq_noise_block(uint64_t seed, uint64_t offset, uint64_t block,
+                              uint16_t r16[8]) {
+  uint32_t rk[20];
+  actq_noise_round_keys(seed, rk);
+  actq_noise_block_rk(rk, offset, block, r16);
+}
+
+/* u in (0, 1) from 16 random bits: u = r16 * 2^-16 + 2^-17 = (2*r16 + 1) * 2^-17, exact
+ * in float32. Built from bits, without an integer-to-float conversion (a quarter-rate
+ * instruction on GPUs): 1 + (2*r16 + 1) * 2^-17 has (2*r16 + 1) << 6 as its significand,
+ * and subtracting 1 from a float in [1, 2) is exact. */
 ACTQ_HD float actq_noise_u(uint16_t r16) {
-  return (float)r16 * (1.0f / 65536.0f) + (1.0f / 131072.0f);
+  return actq_f32_from_bits(0x3f800000u | ((uint32_t)r16 << 7) | 0x40u) - 1.0f;
 }
 
 /* Element-wise access for scalar code that walks elements in order: one Philox call per

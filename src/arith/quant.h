@@ -185,19 +185,67 @@ ACTQ_HD float actq_rintf(float v) {
 #endif
 }
 
+/* Whether every element of an rcp_ok group is inside actq_quot_rcp's lane domain, from the
+ * group alone: when |m| >= 2^-40, every float x > m has x - m >= 2^-64 (x - m is a positive
+ * multiple of the smaller ulp of x and m; if |x| >= 2^-41 that ulp is >= 2^-64, and
+ * otherwise x - m >= |m| - |x| > 2^-41), so num = RN(x - m) is 0 or >= 2^-64. */
+ACTQ_HD int actq_quot_rcp_group_ok(const actq_group_meta *g) {
+  return g->rcp_ok && (g->m >= 0x1p-40f || g->m <= -0x1p-40f);
+}
+
+/* The codes of a finite group from its quotient t (however t was computed, it is the
+ * correctly rounded (x*c - m*c) / (s*c), so 0 <= t and t + u < 2^23) and the noise value
+ * u. On the device the rounding to an integer is one addition of 2^23 (the floats in
+ * [2^23, 2^24) are the integers, and the sum's low bits are the integer): rounding toward
+ * -Inf gives floor(t + u), to nearest-even gives rint(t). That replaces a floor or rint
+ * and a float-to-integer conversion, quarter-rate instructions there; t + u >= 0 makes
+ * the lower clamp a no-op. */
+ACTQ_HD uint32_t actq_code_stochastic_t(float t, float u, float levels) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t q = actq_f32_bits(__fadd_rd(t + u, 8388608.0f)) & 0x7fffffu;
+  const uint32_t L = actq_f32_bits(levels + 8388608.0f) & 0x7fffffu; /* per group: hoisted */
+  return q < L ? q : L;
+#else
+  return actq_code_clamp(actq_floorf(t + u), levels);
+#endif
+}
+
+ACTQ_HD uint32_t actq_code_nearest_t(float t, float levels) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t q = actq_f32_bits(t + 8388608.0f) & 0x7fffffu;
+  const uint32_t L = actq_f32_bits(levels + 8388608.0f) & 0x7fffffu;
+  return q < L ? q : L;
+#else
+  return actq_code_clamp(actq_rintf(t), levels);
+#endif
+}
+
 ACTQ_HD uint32_t actq_code_stochastic(float x, const actq_group_meta *g, uint16_t r16) {
   if (g->nonfinite) return 0;
-  return actq_code_clamp(actq_floorf(actq_quant_t(x, g) + actq_noise_u(r16)), g->levels);
+  return actq_code_stochastic_t(actq_quant_t(x, g), actq_noise_u(r16), g->levels);
 }
 
 ACTQ_HD uint32_t actq_code_nearest(float x, const actq_group_meta *g) {
   if (g->nonfinite) return 0;
-  return actq_code_clamp(actq_rintf(actq_quant_t(x, g)), g->levels);
+  return actq_code_nearest_t(actq_quant_t(x, g), g->levels);
+}
+
+/* (float)q for a code q < 2^23, from bits: 2^23 + q has q as its significand, and
+ * subtracting 2^23 is exact. Avoids an integer-to-float conversion, a quarter-rate
+ * instruction on GPUs. */
+ACTQ_HD float actq_code_float(uint32_t q) {
+  return actq_f32_from_bits(0x4b000000u | q) - 8388608.0f;
+}
+
+/* y = fma(q, s, m) without the NaN rule: the value when m and s are finite (then y is
+ * finite or infinite, never NaN). */
+ACTQ_HD float actq_dequant_finite(uint32_t q, float m, float s) {
+  return actq_fmaf(actq_code_float(q), s, m);
 }
 
 /* y = fma(q, s, m); NaN (from NaN metadata) made canonical. */
 ACTQ_HD float actq_dequant(uint32_t q, float m, float s) {
-  float y = actq_fmaf((float)q, s, m);
+  float y = actq_dequant_finite(q, m, s);
   return y != y ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : y;
 }
 

@@ -22,57 +22,73 @@ using namespace actq_cuda_unit;
 
 namespace {
 
-template <int DT, int TEAM, int CACHE, bool FAST>
-void emulate_quantize(const quant_args &a) {
+// The kernel's grid: `blocks` blocks of 256/TEAM teams, each team walking its groups
+// (group_walk) in the kernel's block-uniform loop.
+template <int DT, int TEAM, bool FAST, bool STOCH>
+void emulate_quantize(const quant_args &a, unsigned blocks) {
+  constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM, CACHE = ACTQ_CUDA_LANE_UNITS;
+  const size_t stride = (size_t)blocks * PER_BLOCK;
   std::vector<float> v((size_t)TEAM * CACHE * 8);
-  for (size_t gi = 0; gi < a.grid.groups; gi++) {
-    const group_pos p = locate(a.grid, gi);
-    minmax m = minmax_identity();
-    for (int lane = 0; lane < TEAM; lane++)
-      m = minmax_op()(m, quantize_lane_scan<DT, TEAM, CACHE, FAST>(
-                             a, p, lane, reinterpret_cast<float(*)[8]>(&v[(size_t)lane * CACHE * 8])));
-    actq_group_meta g;
-    const uint32_t bits = quantize_group_meta(a, p, m, true, &g);
-    if (g.nonfinite && *a.error == 0) *a.error = ACTQ_ERR_NONFINITE;
-    for (int lane = 0; lane < TEAM; lane++)
-      quantize_lane_codes<DT, TEAM, CACHE, FAST>(
-          a, p, lane, g, bits, reinterpret_cast<const float(*)[8]>(&v[(size_t)lane * CACHE * 8]));
-  }
+  for (unsigned b = 0; b < blocks; b++)
+    for (int slot = 0; slot < PER_BLOCK; slot++) {
+      group_walk w(a.grid, (size_t)b * PER_BLOCK + slot, stride);
+      for (size_t first = (size_t)b * PER_BLOCK; first < a.grid.groups; first += stride) {
+        const group_pos p = group_at(a.grid, w.row, w.gi);
+        w.next(a.grid);
+        minmax m = minmax_identity();
+        for (int lane = 0; lane < TEAM; lane++)
+          m = minmax_op()(m, quantize_lane_scan<DT, TEAM, CACHE, FAST>(
+                                 a, p, lane, reinterpret_cast<float(*)[8]>(&v[(size_t)lane * CACHE * 8])));
+        if (!p.valid) continue;
+        actq_group_meta g;
+        const uint32_t bits = quantize_group_meta(a, p, m, true, &g);
+        if (g.nonfinite && *a.error == 0) *a.error = ACTQ_ERR_NONFINITE;
+        for (int lane = 0; lane < TEAM; lane++)
+          quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH>(
+              a, p, lane, g, bits, reinterpret_cast<const float(*)[8]>(&v[(size_t)lane * CACHE * 8]));
+      }
+    }
 }
 
-template <int DT, int TEAM, int CACHE>
-void emulate_quantize_fast(const quant_args &a, bool fast) {
-  if (fast)
-    emulate_quantize<DT, TEAM, CACHE, true>(a);
-  else
-    emulate_quantize<DT, TEAM, CACHE, false>(a);
+template <int DT, int TEAM>
+void emulate_quantize_team(const quant_args &a, bool fast, bool stoch, unsigned blocks) {
+  if (fast) {
+    if (stoch) emulate_quantize<DT, TEAM, true, true>(a, blocks);
+    else emulate_quantize<DT, TEAM, true, false>(a, blocks);
+  } else {
+    if (stoch) emulate_quantize<DT, TEAM, false, true>(a, blocks);
+    else emulate_quantize<DT, TEAM, false, false>(a, blocks);
+  }
 }
 
 // The same choice as quantize.cu's launch_dtype.
 template <int DT>
-void emulate_quantize_dtype(const quant_args &a, team_config c, bool fast) {
-  constexpr int PL = DT == ACTQ_ARITH_F32 ? 1 : 2;
-  if (c.team == ACTQ_CUDA_BLOCK) return emulate_quantize_fast<DT, ACTQ_CUDA_BLOCK, 4>(a, fast);
-  if (c.cache == 4) return emulate_quantize_fast<DT, 32, 4>(a, fast);
-  switch (c.team) {
-    case 1: emulate_quantize_fast<DT, 1, PL>(a, fast); break;
-    case 2: emulate_quantize_fast<DT, 2, PL>(a, fast); break;
-    case 4: emulate_quantize_fast<DT, 4, PL>(a, fast); break;
-    case 8: emulate_quantize_fast<DT, 8, PL>(a, fast); break;
-    case 16: emulate_quantize_fast<DT, 16, PL>(a, fast); break;
-    default: emulate_quantize_fast<DT, 32, PL>(a, fast); break;
+void emulate_quantize_dtype(const quant_args &a, int team, bool fast, bool stoch, unsigned blocks) {
+  switch (team) {
+    case 1: emulate_quantize_team<DT, 1>(a, fast, stoch, blocks); break;
+    case 2: emulate_quantize_team<DT, 2>(a, fast, stoch, blocks); break;
+    case 4: emulate_quantize_team<DT, 4>(a, fast, stoch, blocks); break;
+    case 8: emulate_quantize_team<DT, 8>(a, fast, stoch, blocks); break;
+    case 16: emulate_quantize_team<DT, 16>(a, fast, stoch, blocks); break;
+    case 32: emulate_quantize_team<DT, 32>(a, fast, stoch, blocks); break;
+    default: emulate_quantize_team<DT, ACTQ_CUDA_BLOCK>(a, fast, stoch, blocks); break;
   }
 }
 
 template <int DT, int TEAM, bool FAST>
-void emulate_dequantize(const dequant_args &a) {
-  for (size_t gi = 0; gi < a.grid.groups; gi++)
-    for (int lane = 0; lane < TEAM; lane++) dequantize_lane<DT, TEAM, FAST>(a, locate(a.grid, gi), lane);
+void emulate_dequantize(const dequant_args &a, unsigned blocks) {
+  constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
+  for (unsigned b = 0; b < blocks; b++)
+    for (int slot = 0; slot < PER_BLOCK; slot++)
+      for (int lane = 0; lane < TEAM; lane++)
+        for (group_walk w(a.grid, (size_t)b * PER_BLOCK + slot, (size_t)blocks * PER_BLOCK);
+             w.more(a.grid); w.next(a.grid))
+          dequantize_lane<DT, TEAM, FAST>(a, group_at(a.grid, w.row, w.gi), lane);
 }
 
 template <int DT>
-void emulate_dequantize_dtype(const dequant_args &a, int team, bool fast) {
-#define DQ(T) (fast ? emulate_dequantize<DT, T, true>(a) : emulate_dequantize<DT, T, false>(a))
+void emulate_dequantize_dtype(const dequant_args &a, int team, bool fast, unsigned blocks) {
+#define DQ(T) (fast ? emulate_dequantize<DT, T, true>(a, blocks) : emulate_dequantize<DT, T, false>(a, blocks))
   switch (team) {
     case 1: DQ(1); break;
     case 2: DQ(2); break;
@@ -160,8 +176,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     rows_of(gr, &a.rows, off, widths);
     a.x = x;
     a.meta_dtype = (int)l.meta_dtype;
-    a.stochastic = rd == ACTQ_ROUND_STOCHASTIC;
-    a.seed = seed;
+    actq_noise_round_keys(seed, a.rk);
     a.offset = offset;
     a.packed = pg.data() + sp;
     std::memmove(pg.data() + sp, pg.data() + sp, 0);
@@ -169,10 +184,14 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     a.group_scale = scg.data();
     a.error = &error;
     const bool fast = l.cols % 8 == 0 && (uintptr_t)x % 16 == 0;
-    const team_config tc = team_for(l.group_size, xs);
-    if (xd == ACTQ_F32) emulate_quantize_dtype<ACTQ_ARITH_F32>(a, tc, fast);
-    else if (xd == ACTQ_F16) emulate_quantize_dtype<ACTQ_ARITH_F16>(a, tc, fast);
-    else emulate_quantize_dtype<ACTQ_ARITH_BF16>(a, tc, fast);
+    const bool stoch = rd == ACTQ_ROUND_STOCHASTIC;
+    const int tc = team_for(l.group_size);
+    // A grid of a few blocks (as on a device with 1-3 SMs, 1-2 resident blocks each), so
+    // that teams walk several groups.
+    const unsigned blocks = blocks_for(a.grid.groups, tc, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
+    if (xd == ACTQ_F32) emulate_quantize_dtype<ACTQ_ARITH_F32>(a, tc, fast, stoch, blocks);
+    else if (xd == ACTQ_F16) emulate_quantize_dtype<ACTQ_ARITH_F16>(a, tc, fast, stoch, blocks);
+    else emulate_quantize_dtype<ACTQ_ARITH_BF16>(a, tc, fast, stoch, blocks);
 
     cr_assert_eq(error == 0 ? ACTQ_OK : (actq_status)error, rst, "case %d: status", it);
     cr_assert(bytes_equal("packed", pg.data() + sp, pr.data(), pbytes, msg, sizeof msg),
@@ -192,10 +211,11 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
                        (rng_below(&rng, 2) ? 0 : ys);
     d.y = y;
     const bool yfast = l.cols % 8 == 0 && (uintptr_t)y % 16 == 0;
-    const int team = team_for(l.group_size, 4).team;
-    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, team, yfast);
-    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_ARITH_F16>(d, team, yfast);
-    else emulate_dequantize_dtype<ACTQ_ARITH_BF16>(d, team, yfast);
+    const int team = team_for(l.group_size);
+    const unsigned dblocks = blocks_for(d.grid.groups, team, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
+    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, team, yfast, dblocks);
+    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_ARITH_F16>(d, team, yfast, dblocks);
+    else emulate_dequantize_dtype<ACTQ_ARITH_BF16>(d, team, yfast, dblocks);
     cr_assert(bytes_equal("y", y, yr.data(), n * ys, msg, sizeof msg), "case %d: %s", it, msg);
   }
   actq_context_destroy(ref);
