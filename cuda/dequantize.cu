@@ -2,7 +2,9 @@
  *
  * The same team layout as quantize (cuda/group_team.cuh), so each lane reads its
  * group's metadata once and then streams units: one packed word in, 8 values out
- * (16-byte vector stores where aligned). No reduction, so no team needs a barrier.
+ * (16-byte vector stores where aligned). No reduction, so no team needs a barrier and
+ * the team size is a run-time argument; the width is a template argument instead (when
+ * all rows share it), which makes every shift and mask of the unpacking a constant.
  */
 #include "arith/bitstream.h"
 #include "arith/quant.h"
@@ -19,38 +21,49 @@ using namespace actq_cuda_team;
 
 using namespace actq_cuda_unit;
 
-template <int DT, int TEAM, bool FAST>
-__global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequant_args a) {
-  constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
-  const size_t lane = threadIdx.x % TEAM;
-  const size_t slot = threadIdx.x / TEAM;
-
-  group_walk w(a.grid, (size_t)blockIdx.x * PER_BLOCK + slot, (size_t)gridDim.x * PER_BLOCK);
+/* team_log2: log2 of the team size (team_for); teams of a block walk their groups. */
+template <int DT, int BITS, bool FAST>
+__global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequant_args a,
+                                                                     unsigned team_log2) {
+  const size_t team = (size_t)1 << team_log2, per_block = ACTQ_CUDA_BLOCK >> team_log2;
+  const size_t lane = threadIdx.x & (team - 1), slot = threadIdx.x >> team_log2;
+  group_walk w(a.grid, (size_t)blockIdx.x * per_block + slot, (size_t)gridDim.x * per_block);
   /* No reduction, so each team leaves the loop on its own. */
-  for (; w.more(a.grid); w.next(a.grid)) dequantize_lane<DT, TEAM, FAST>(a, group_at(a.grid, w.row, w.gi), lane);
+  for (; w.more(a.grid); w.next(a.grid))
+    dequantize_lane<DT, BITS, FAST>(a, group_at(a.grid, w.row, w.gi), lane, team);
 }
 
-template <int DT, int TEAM, bool FAST>
-void launch(const dequant_args &a, int sm_count, cudaStream_t s) {
-  constexpr auto kernel = dequantize_kernel<DT, TEAM, FAST>;
-  const unsigned blocks = blocks_for(a.grid.groups, TEAM, sm_count,
+template <int DT, int BITS, bool FAST>
+void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
+  constexpr auto kernel = dequantize_kernel<DT, BITS, FAST>;
+  unsigned team_log2 = 0;
+  while ((1 << team_log2) < team) team_log2++;
+  const unsigned blocks = blocks_for(a.grid.groups, team, sm_count,
                                      actq_cuda_resident_per_sm<kernel>(ACTQ_CUDA_BLOCK));
-  kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
+  kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a, team_log2);
 }
 
+template <int DT, int BITS>
+void launch_bits(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
+  if (fast) launch<DT, BITS, true>(a, team, sm_count, s);
+  else launch<DT, BITS, false>(a, team, sm_count, s);
+}
+
+/* bits: the uniform width, or 0 for per-row widths. */
 template <int DT>
-void launch_dtype(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
-#define DQ(T) (fast ? launch<DT, T, true>(a, sm_count, s) : launch<DT, T, false>(a, sm_count, s))
-  switch (team) {
-    case 1: DQ(1); break;
-    case 2: DQ(2); break;
-    case 4: DQ(4); break;
-    case 8: DQ(8); break;
-    case 16: DQ(16); break;
-    case 32: DQ(32); break;
-    default: DQ(ACTQ_CUDA_BLOCK); break;
+void launch_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, int sm_count,
+                  cudaStream_t s) {
+  switch (bits) {
+    case 1: launch_bits<DT, 1>(a, team, fast, sm_count, s); break;
+    case 2: launch_bits<DT, 2>(a, team, fast, sm_count, s); break;
+    case 3: launch_bits<DT, 3>(a, team, fast, sm_count, s); break;
+    case 4: launch_bits<DT, 4>(a, team, fast, sm_count, s); break;
+    case 5: launch_bits<DT, 5>(a, team, fast, sm_count, s); break;
+    case 6: launch_bits<DT, 6>(a, team, fast, sm_count, s); break;
+    case 7: launch_bits<DT, 7>(a, team, fast, sm_count, s); break;
+    case 8: launch_bits<DT, 8>(a, team, fast, sm_count, s); break;
+    default: launch_bits<DT, 0>(a, team, fast, sm_count, s); break;
   }
-#undef DQ
 }
 
 } /* namespace */
@@ -71,10 +84,11 @@ actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job)
 
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->y % 16) == 0;
   const int team = team_for(gr->group_size);
+  const uint32_t bits = gr->row_bits ? 0u : gr->bits;
   switch (job->y_dtype) {
-    case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, team, fast, st->sm_count, st->stream); break;
-    case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, team, fast, st->sm_count, st->stream); break;
-    default: launch_dtype<ACTQ_ARITH_F32>(a, team, fast, st->sm_count, st->stream); break;
+    case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, bits, team, fast, st->sm_count, st->stream); break;
+    case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, bits, team, fast, st->sm_count, st->stream); break;
+    default: launch_dtype<ACTQ_ARITH_F32>(a, bits, team, fast, st->sm_count, st->stream); break;
   }
   return actq_cuda_launch_status(ctx);
 }

@@ -134,7 +134,7 @@ __host__ __device__ __forceinline__ int minmax_finite(const minmax &m) {
 
 /* min/max with NaN propagation (one instruction each on sm_80 and later). */
 __host__ __device__ __forceinline__ float fmin_nan(float a, float b) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   float r;
   asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;
@@ -144,7 +144,7 @@ __host__ __device__ __forceinline__ float fmin_nan(float a, float b) {
 }
 
 __host__ __device__ __forceinline__ float fmax_nan(float a, float b) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   float r;
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;

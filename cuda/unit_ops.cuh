@@ -234,21 +234,24 @@ ACTQ_UNROLL
   }
 }
 
-/* Dequantize: the lane's units of one located group. */
-template <int DT, int TEAM, bool FAST>
+/* Dequantize: the lane's units of one located group, for a team of `team` lanes (a run-time
+ * value: dequantize has no reduction, so the team size is only an index mapping). BITS:
+ * the width when every row has it (shifts and masks become constants), 0 for per-row
+ * widths. */
+template <int DT, int BITS, bool FAST>
 __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
-                                                         size_t lane) {
+                                                         size_t lane, size_t team) {
   if (!p.valid || lane >= p.units) return;
-  const uint32_t bits = a.rows.width(p.row);
+  const uint32_t bits = BITS ? (uint32_t)BITS : a.rows.width(p.row);
   const float m = actq_load_elem(a.group_min, a.meta_dtype, p.index);
   const float s = actq_load_elem(a.group_scale, a.meta_dtype, p.index);
   const uint8_t *in = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
   if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
 #pragma unroll 4
-    for (size_t u = lane; u < p.units; u += TEAM) dequantize_unit<DT, FAST, true>(a, p, bits, in, m, s, u);
+    for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, true>(a, p, bits, in, m, s, u);
   } else {
-    for (size_t u = lane; u < p.units; u += TEAM) dequantize_unit<DT, FAST, false>(a, p, bits, in, m, s, u);
+    for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, false>(a, p, bits, in, m, s, u);
   }
 }
 

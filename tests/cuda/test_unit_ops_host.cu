@@ -75,28 +75,31 @@ void emulate_quantize_dtype(const quant_args &a, int team, bool fast, bool stoch
   }
 }
 
-template <int DT, int TEAM, bool FAST>
-void emulate_dequantize(const dequant_args &a, unsigned blocks) {
-  constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
+template <int DT, int BITS, bool FAST>
+void emulate_dequantize(const dequant_args &a, int team, unsigned blocks) {
+  const size_t per_block = ACTQ_CUDA_BLOCK / team;
   for (unsigned b = 0; b < blocks; b++)
-    for (int slot = 0; slot < PER_BLOCK; slot++)
-      for (int lane = 0; lane < TEAM; lane++)
-        for (group_walk w(a.grid, (size_t)b * PER_BLOCK + slot, (size_t)blocks * PER_BLOCK);
-             w.more(a.grid); w.next(a.grid))
-          dequantize_lane<DT, TEAM, FAST>(a, group_at(a.grid, w.row, w.gi), lane);
+    for (size_t slot = 0; slot < per_block; slot++)
+      for (int lane = 0; lane < team; lane++)
+        for (group_walk w(a.grid, b * per_block + slot, blocks * per_block); w.more(a.grid);
+             w.next(a.grid))
+          dequantize_lane<DT, BITS, FAST>(a, group_at(a.grid, w.row, w.gi), lane, team);
 }
 
+// The same choice as dequantize.cu's launch_dtype: bits 0 = per-row widths.
 template <int DT>
-void emulate_dequantize_dtype(const dequant_args &a, int team, bool fast, unsigned blocks) {
-#define DQ(T) (fast ? emulate_dequantize<DT, T, true>(a, blocks) : emulate_dequantize<DT, T, false>(a, blocks))
-  switch (team) {
+void emulate_dequantize_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, unsigned blocks) {
+#define DQ(B) (fast ? emulate_dequantize<DT, B, true>(a, team, blocks) : emulate_dequantize<DT, B, false>(a, team, blocks))
+  switch (bits) {
     case 1: DQ(1); break;
     case 2: DQ(2); break;
+    case 3: DQ(3); break;
     case 4: DQ(4); break;
+    case 5: DQ(5); break;
+    case 6: DQ(6); break;
+    case 7: DQ(7); break;
     case 8: DQ(8); break;
-    case 16: DQ(16); break;
-    case 32: DQ(32); break;
-    default: DQ(ACTQ_CUDA_BLOCK); break;
+    default: DQ(0); break;
   }
 #undef DQ
 }
@@ -213,9 +216,10 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     const bool yfast = l.cols % 8 == 0 && (uintptr_t)y % 16 == 0;
     const int team = team_for(l.group_size);
     const unsigned dblocks = blocks_for(d.grid.groups, team, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
-    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, team, yfast, dblocks);
-    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_ARITH_F16>(d, team, yfast, dblocks);
-    else emulate_dequantize_dtype<ACTQ_ARITH_BF16>(d, team, yfast, dblocks);
+    const uint32_t dbits = l.row_bits ? 0u : l.bits;
+    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, dbits, team, yfast, dblocks);
+    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_ARITH_F16>(d, dbits, team, yfast, dblocks);
+    else emulate_dequantize_dtype<ACTQ_ARITH_BF16>(d, dbits, team, yfast, dblocks);
     cr_assert(bytes_equal("y", y, yr.data(), n * ys, msg, sizeof msg), "case %d: %s", it, msg);
   }
   actq_context_destroy(ref);

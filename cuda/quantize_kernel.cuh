@@ -1,0 +1,105 @@
+/* quantize_kernel.cuh - the fused group-quantization kernel and its launchers, included
+ * by one translation unit per input dtype (quantize_f32.cu, ...) so that the builds of
+ * their many instantiations (team x alignment x rounding) run in parallel.
+ *
+ * A team (cuda/group_team.cuh) loads its group's units (16-byte vectors where aligned),
+ * reduces min/max, computes the metadata with the shared actq_group_meta_compute, then
+ * turns each unit into codes (shared actq_code_* with the shared Philox noise) and
+ * stores the unit's packed word (`bits` bytes) with one store where alignment allows. A
+ * lane keeps its first ACTQ_CUDA_LANE_UNITS units in registers between the two steps, so
+ * groups up to 8192 elements read x from memory once; larger groups read it again
+ * (L1/L2). The rounding is a template parameter, so each kernel has one code path, and
+ * the seed's Philox round keys are computed once per call on the host (kernel
+ * parameters, read as constant operands).
+ */
+#ifndef ACTQ_CUDA_QUANTIZE_KERNEL_CUH
+#define ACTQ_CUDA_QUANTIZE_KERNEL_CUH
+
+#include "arith/bitstream.h"
+#include "arith/quant.h"
+#include "cuda/device_io.cuh"
+#include "cuda/group_team.cuh"
+#include "cuda/occupancy.cuh"
+#include "cuda/quantize_launch.h"
+#include "cuda/state.h"
+#include "cuda/unit_ops.cuh"
+
+namespace {
+
+using namespace actq_cuda_team;
+
+using namespace actq_cuda_unit;
+
+/* No minimum of resident blocks: forcing 4 (64 registers) spills the cached units to the
+ * stack. At 2 blocks of 256 a SM, each lane's 32 cached elements are 8 independent
+ * 16-byte loads: 64 KiB in flight a SM, more than the bandwidth-latency product needs. */
+template <int DT, int TEAM, bool FAST, bool STOCH>
+__global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_args a) {
+  constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
+  constexpr int CACHE = ACTQ_CUDA_LANE_UNITS;
+  const size_t lane = threadIdx.x % TEAM;
+  const size_t slot = threadIdx.x / TEAM;
+
+  const size_t stride = (size_t)gridDim.x * PER_BLOCK;
+  group_walk w(a.grid, (size_t)blockIdx.x * PER_BLOCK + slot, stride);
+  /* The loop is uniform over the block: teams past the last group still join the
+   * reduction (full-warp shuffles, or the block-team's barrier). */
+  for (size_t first = (size_t)blockIdx.x * PER_BLOCK; first < a.grid.groups; first += stride) {
+    const group_pos p = group_at(a.grid, w.row, w.gi);
+    w.next(a.grid);
+    float v[CACHE][8];
+    minmax m = quantize_lane_scan<DT, TEAM, CACHE, FAST>(a, p, lane, v);
+    m = team_reduce<TEAM>(m);
+    if (!p.valid) continue;
+    actq_group_meta g;
+    const uint32_t bits = quantize_group_meta(a, p, m, lane == 0, &g);
+    if (lane == 0 && g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
+    quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH>(a, p, lane, g, bits, v);
+  }
+}
+
+template <int DT, int TEAM, bool FAST, bool STOCH>
+void launch(const quant_args &a, int sm_count, cudaStream_t s) {
+  constexpr auto kernel = quantize_kernel<DT, TEAM, FAST, STOCH>;
+  const unsigned blocks = blocks_for(a.grid.groups, TEAM, sm_count,
+                                     actq_cuda_resident_per_sm<kernel>(ACTQ_CUDA_BLOCK));
+  kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
+}
+
+template <int DT, int TEAM>
+void launch_team(const quant_args &a, bool fast, bool stoch, int sm_count, cudaStream_t s) {
+  if (fast) {
+    if (stoch) launch<DT, TEAM, true, true>(a, sm_count, s);
+    else launch<DT, TEAM, true, false>(a, sm_count, s);
+  } else {
+    if (stoch) launch<DT, TEAM, false, true>(a, sm_count, s);
+    else launch<DT, TEAM, false, false>(a, sm_count, s);
+  }
+}
+
+/* The teams team_for can return. */
+template <int DT>
+void launch_dtype(const quant_args &a, int team, bool fast, bool stoch, int sm_count,
+                  cudaStream_t s) {
+  switch (team) {
+    case 1: launch_team<DT, 1>(a, fast, stoch, sm_count, s); break;
+    case 2: launch_team<DT, 2>(a, fast, stoch, sm_count, s); break;
+    case 4: launch_team<DT, 4>(a, fast, stoch, sm_count, s); break;
+    case 8: launch_team<DT, 8>(a, fast, stoch, sm_count, s); break;
+    case 16: launch_team<DT, 16>(a, fast, stoch, sm_count, s); break;
+    case 32: launch_team<DT, 32>(a, fast, stoch, sm_count, s); break;
+    default: launch_team<DT, ACTQ_CUDA_BLOCK>(a, fast, stoch, sm_count, s); break;
+  }
+}
+
+} /* namespace */
+
+
+/* The launcher of one input dtype, for quantize.cu. */
+#define ACTQ_CUDA_QUANTIZE_LAUNCHER(NAME, DT)                                                \
+  void NAME(const actq_cuda_unit::quant_args &a, int team, bool fast, bool stoch, int sm_count, \
+            cudaStream_t s) {                                                                 \
+    launch_dtype<DT>(a, team, fast, stoch, sm_count, s);                                      \
+  }
+
+#endif /* ACTQ_CUDA_QUANTIZE_KERNEL_CUH */
