@@ -35,6 +35,18 @@ needs_cuda = pytest.mark.skipif(not CUDA, reason=CUDA_REASON or "")
 DEVICES = ["cpu", pytest.param("cuda", marks=needs_cuda)]
 
 
+@pytest.fixture(autouse=True)
+def float32_matmul_and_convolution(monkeypatch):
+    """On a GPU, PyTorch's convolutions may use TF32 (10-bit mantissas) by default; the
+    tests compare gradients computed by different kernels at float32 tolerances."""
+    try:
+        import torch
+    except ImportError:
+        return
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+
+
 def assert_same_bytes(got, want, what="tensor"):
     """got (any device) holds exactly want's bytes: same dtype and shape, every byte (NaN
     payloads and signed zeros included)."""
