@@ -23,7 +23,9 @@ def _cuda_reason():
     try:
         actq.Context(actq.Backend.CUDA).close()
     except actq.UnsupportedError:
-        return "libactq was built without the CUDA backend"
+        return "libactq was built without the CUDA backend (or sees no device)"
+    except actq.ActqError as e:  # a driver or device failure: say which
+        return "libactq's CUDA context: %s" % e
     return None
 
 
