@@ -2,15 +2,19 @@
 """summarize.py - turns a device-check run into bench/results/<gpu>-<date>.md.
 
 Reads the Google Benchmark JSON of bench_cuda (counters pct_of_copy, GBps, median_us),
-the optional torch comparison JSON, and the step status lines; prints markdown:
-the steps, the targets (>= 85% of copy at 256 MiB+ for 2 and 4 bits f32/bf16, 1 MiB in
-<= 10 us, >= 5x PyTorch), and a table of % of copy by size for every kernel.
+the optional torch comparison JSON, the Python binding's pytest JUnit XML and training
+examples' JSON (digits-cuda.json, chargpt-cuda.json), and the step status lines; prints
+markdown: the steps, the targets (>= 85% of copy at 256 MiB+ for 2 and 4 bits f32/bf16,
+1 MiB in <= 10 us, >= 5x PyTorch), a table of % of copy by size for every kernel, the
+Python tests' counts (failures and skip reasons named), and the examples' memory per
+setting (torch.cuda.max_memory_allocated against the saved bytes autograd held).
 """
 import argparse
 import json
 import os
 import sys
-from collections import defaultdict
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
 
 
 def load(path):
@@ -21,11 +25,83 @@ def load(path):
         return None
 
 
+def pytest_section(path):
+    """The counts of a pytest --junitxml file, its failures and its skip reasons."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        return ["## Python binding: tests", "", "No results (%s)." % e, ""]
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    n = {k: sum(int(s.get(k, 0)) for s in suites)
+         for k in ("tests", "failures", "errors", "skipped")}
+    secs = sum(float(s.get("time", 0)) for s in suites)
+    passed = n["tests"] - n["failures"] - n["errors"] - n["skipped"]
+    out = ["## Python binding: tests (CUDA tensors against CPU tensors)", "",
+           "%d passed, %d failed, %d errors, %d skipped, of %d, in %.1f s"
+           % (passed, n["failures"], n["errors"], n["skipped"], n["tests"], secs), ""]
+    skips = Counter()
+    for case in root.iter("testcase"):
+        name = "%s::%s" % (case.get("classname", "?"), case.get("name", "?"))
+        for tag in ("failure", "error"):
+            for el in case.findall(tag):
+                msg = (el.get("message") or (el.text or "")).strip().splitlines()
+                out.append("- %s %s: %s" % (tag.upper(), name, msg[0][:200] if msg else ""))
+        for el in case.findall("skipped"):
+            skips[(el.get("message") or "").strip()[:200]] += 1
+    if skips:
+        out += [""] + ["- skipped %d: %s" % (k, reason) for reason, k in skips.most_common()]
+    out.append("")
+    return out
+
+
+def examples_section(folder):
+    """One table of the training examples run on the device (their *-cuda.json)."""
+    if not os.path.isdir(folder):
+        return ["## Python binding: training examples on the device", "",
+                "No results (no %s)." % folder, ""]
+    rows = []
+    env = None
+    for fname in ("digits-cuda.json", "chargpt-cuda.json"):
+        d = load(os.path.join(folder, fname))
+        if not d:
+            continue
+        env = env or d.get("environment", {})
+        runs = d.get("runs", {})
+        ref = runs.get("fp32", [{}])[0]
+        for setting, rs in runs.items():
+            r = rs[0]
+            peak = r.get("cuda_max_memory_allocated")
+            if peak is None:
+                continue
+            rel = ("%.2fx" % (ref["cuda_max_memory_allocated"] / peak)
+                   if ref.get("cuda_max_memory_allocated") else "")
+            rows.append("| %s | %s | %s | %s | %s | %s | %s | %.1f |" % (
+                d.get("task", fname), setting, format(r["saved_bytes_per_step"], ","),
+                format(r.get("cuda_forward_allocated_per_step") or 0, ","),
+                format(peak, ","), format(r.get("cuda_memory_allocated_at_start", 0), ","),
+                rel, r.get("seconds", 0)))
+    if not rows:
+        return ["## Python binding: training examples on the device", "",
+                "No results in %s." % folder, ""]
+    return ["## Python binding: training examples on the device (--quick)", "",
+            "torch %s on %s; %s. Peak = torch.cuda.max_memory_allocated() over the "
+            "setting's training, reset before it (includes the data already on the device, "
+            "the column 'at start'); 'forward left' = memory_allocated after minus before "
+            "each forward pass (median); 'saved' = the SavedTensorMeter's bytes per step."
+            % (env.get("torch", "?"), env.get("cuda_device", "?"),
+               env.get("actq_cuda_context", "?")), "",
+            "| task | setting | saved B/step | forward left B/step | peak B | at start B "
+            "| fp32 peak / peak | seconds |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"] + rows + [""]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", default="unknown")
     ap.add_argument("--bench")
     ap.add_argument("--torch")
+    ap.add_argument("--pytest", help="the Python tests' JUnit XML")
+    ap.add_argument("--python", help="the folder of the training examples' JSON")
     ap.add_argument("--log")
     ap.add_argument("--steps", default="")
     a = ap.parse_args()
@@ -90,6 +166,10 @@ def main():
             out.append(f"| {r['bits']} | {r['dtype']} | {r['actq_us']:.1f} | "
                        f"{r['torch_us']:.1f} | {r['speedup']:.1f}x |")
         out.append("")
+    if a.pytest and os.path.exists(a.pytest):
+        out += pytest_section(a.pytest)
+    if a.python:
+        out += examples_section(a.python)
     print("\n".join(out))
 
 

@@ -6,6 +6,7 @@ import platform
 import sys
 import time
 
+import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,14 +46,75 @@ def setup_threads(threads):
     actq.default_context().set_threads(threads)
 
 
-def environment():
-    return {
+def add_device_argument(ap):
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                    help="where the model trains; cuda also measures PyTorch's peak "
+                         "allocated memory per setting")
+
+
+def environment(device="cpu"):
+    env = {
         "python": platform.python_version(),
         "torch": torch.__version__,
         "actq": actq.__version__,
         "actq_context": actq.default_context().describe(),
         "torch_threads": torch.get_num_threads(),
+        "device": str(device),
     }
+    if torch.device(device).type == "cuda":
+        env["cuda_device"] = torch.cuda.get_device_name(device)
+        with at.context_for(torch.empty(0, device=device)) as ctx:
+            env["actq_cuda_context"] = ctx.describe()
+    return env
+
+
+class CudaMemory:
+    """PyTorch's allocator statistics over one setting's training on a CUDA device (a
+    no-op on CPU). The peak, torch.cuda.max_memory_allocated() reset by start(), is the
+    number users measure: besides what autograd saves it holds the parameters, optimizer
+    state, the batch and each step's live tensors. after_forward() records per step how
+    much the forward pass left allocated (the saved tensors, compressed or not, plus the
+    logits and loss): the allocator's view of the meter's count."""
+
+    def __init__(self, device):
+        self.cuda = torch.device(device).type == "cuda"
+        self.forward = []
+
+    def start(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            self.base = torch.cuda.memory_allocated()
+
+    def stop(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+            self.peak = torch.cuda.max_memory_allocated()
+
+    def before_forward(self):
+        if self.cuda:
+            self._before = torch.cuda.memory_allocated()
+
+    def after_forward(self):
+        if self.cuda:
+            self.forward.append(torch.cuda.memory_allocated() - self._before)
+
+    def results(self):
+        """The fields for a run's results (none on CPU)."""
+        if not self.cuda:
+            return {}
+        return {"cuda_max_memory_allocated": self.peak,
+                "cuda_memory_allocated_at_start": self.base,
+                "cuda_forward_allocated_per_step": int(np.median(self.forward))
+                if self.forward else None}
+
+    @staticmethod
+    def line(results):
+        """The printed suffix for a run's results."""
+        if "cuda_max_memory_allocated" not in results:
+            return ""
+        return "  peak %9d B  forward left %9d B/step" % (
+            results["cuda_max_memory_allocated"], results["cuda_forward_allocated_per_step"])
 
 
 def write_results(path, results):

@@ -11,6 +11,10 @@ runs outside the compressed block unless --compress-loss.
 
     python3 train_chargpt.py                     # full run -> docs/training/chargpt.json
     python3 train_chargpt.py --quick --out DIR   # seconds: the CI smoke test
+    python3 train_chargpt.py --quick --device cuda --out DIR  # -> DIR/chargpt-cuda.json
+
+On a CUDA device each run also reports torch.cuda.max_memory_allocated() (common's
+CudaMemory).
 """
 import argparse
 import contextlib
@@ -58,7 +62,7 @@ class Block(nn.Module):
         q, k, v = self.qkv(x).split(d, dim=2)
         q, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
         att = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        mask = torch.ones(t, t, dtype=torch.bool).triu(1)
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
         with self.plain():  # an inner saved-tensor hook overrides the compressing one
             att = att.masked_fill(mask, float("-inf")).softmax(-1)
             z = att @ v
@@ -77,7 +81,7 @@ class CharGPT(nn.Module):
         self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
 
     def forward(self, idx):
-        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
         return self.head(self.ln(self.blocks(x)))
 
 
@@ -103,10 +107,12 @@ def validation_loss(model, val, n_batches, batch, block):
 
 
 def train(setting, a, train_w, val_w, vocab):
+    cuda = common.CudaMemory(a.device)
+    cuda.start()  # the windows are on the device already; the model and optimizer are not
     torch.manual_seed(a.seed)  # the same initial weights in every setting
     compressed = setting != "fp32"
     gelu = (lambda: at.nn.GELU(common.fewbit_bits(setting))) if compressed else nn.GELU
-    model = CharGPT(vocab, a.block, a.d, a.heads, a.layers, gelu)
+    model = CharGPT(vocab, a.block, a.d, a.heads, a.layers, gelu).to(a.device)
     q = common.quantizer_for(setting, a.seed)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
@@ -118,12 +124,13 @@ def train(setting, a, train_w, val_w, vocab):
     losses, vals, held, parts = [], [], [], []
     with common.Timer() as timer:
         for step, idx in zip(range(a.steps), batches(train_w, a.batch, gen)):
-            w = train_w[idx]
+            w = train_w[idx.to(train_w.device)]  # idx stays on the CPU, as grad_norm2
             x, y = w[:, :a.block], w[:, 1:]
             lr = a.lr * min(1.0, (step + 1) / 50)  # short warm-up
             for g in opt.param_groups:
                 g["lr"] = lr
             meter.reset()
+            cuda.before_forward()
             if compressed:
                 q.row_weight = grad_norm2[idx]
                 with at.compressed_saved_tensors(quantizer=q, meter=meter):
@@ -139,13 +146,14 @@ def train(setting, a, train_w, val_w, vocab):
                 with meter.counting():
                     logits = model(x)
                     loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+            cuda.after_forward()
             held.append(meter.activation_bytes)
             parts.append((meter.plain_bytes, meter.compressed_bytes,
                           meter.compressed_original_bytes))
             with torch.no_grad():  # per position ||d CE / d logits||^2, for the next visit
                 g = logits.detach().softmax(-1)
                 g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
-                grad_norm2[idx] = (g * g).sum(-1).double()
+                grad_norm2[idx] = (g * g).sum(-1).double().cpu()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -153,12 +161,13 @@ def train(setting, a, train_w, val_w, vocab):
             if (step + 1) % a.eval_every == 0 or step + 1 == a.steps:
                 vals.append((step + 1, validation_loss(model, val_w, a.val_batches, a.batch,
                                                        a.block)))
+    cuda.stop()
     return {"val_loss": vals[-1][1], "val_curve": vals, "train_loss": losses,
             "saved_bytes_per_step": int(np.median(held)), "saved_bytes_max": int(max(held)),
             "saved_parts_last_step": dict(zip(("plain", "compressed", "compressed_original"),
                                               parts[-1])),  # bytes, meter's fields
             "elements_per_width": q.elements_per_width if q else None,
-            "seconds": timer.seconds}
+            "seconds": timer.seconds, **cuda.results()}
 
 
 def main():
@@ -182,6 +191,7 @@ def main():
     ap.add_argument("--softmax-fp32", action="store_true",
                     help="keep attention's softmax (and the v it multiplies) in fp32 "
                          "(chargpt-softmax-fp32.json)")
+    common.add_device_argument(ap)
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
                                                   "training"))
     a = ap.parse_args()
@@ -195,20 +205,22 @@ def main():
     n_train = int(len(data) * 0.9)
     # Non-overlapping windows of block+1 characters (inputs and next-character targets).
     cut = lambda d: d[: len(d) // (a.block + 1) * (a.block + 1)].reshape(-1, a.block + 1)
-    train_w, val_w = cut(data[:n_train]), cut(data[n_train:])
+    train_w, val_w = cut(data[:n_train]).to(a.device), cut(data[n_train:]).to(a.device)
     runs = {}
     for setting in a.settings.split(","):
         r = train(setting, a, train_w, val_w, len(chars))
         runs[setting] = [r]
-        print("%-16s val loss %.4f  saved %9d B/step  %.1f s"
-              % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"]), flush=True)
-    name = ("chargpt-loss-compressed.json" if a.compress_loss else
-            "chargpt-softmax-fp32.json" if a.softmax_fp32 else "chargpt.json")
+        print("%-16s val loss %.4f  saved %9d B/step  %.1f s%s"
+              % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"],
+                 common.CudaMemory.line(r)), flush=True)
+    name = ("chargpt-loss-compressed" if a.compress_loss else
+            "chargpt-softmax-fp32" if a.softmax_fp32 else "chargpt")
+    name += ".json" if a.device == "cpu" else "-%s.json" % a.device
     common.write_results(os.path.join(a.out, name),
                          {"task": "char GPT", "corpus": source, "vocab": len(chars),
                           "train_windows": len(train_w), "val_windows": len(val_w),
                           "config": {k: v for k, v in vars(a).items() if k != "out"},
-                          "environment": common.environment(), "runs": runs})
+                          "environment": common.environment(a.device), "runs": runs})
 
 
 if __name__ == "__main__":

@@ -7,6 +7,11 @@ per step (common's meter) are written to a JSON file.
 
     python3 train_digits.py                      # full run -> docs/training/digits.json
     python3 train_digits.py --quick --out DIR    # seconds: the CI smoke test
+    python3 train_digits.py --quick --device cuda --out DIR   # -> DIR/digits-cuda.json
+
+On a CUDA device each run also reports torch.cuda.max_memory_allocated() (common's
+CudaMemory). The digits come with scikit-learn; on a machine without it, pass --data with
+a file digits_data.py exported elsewhere.
 """
 import argparse
 import os
@@ -15,10 +20,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 
 import common
+import digits_data
 from common import at
 
 
@@ -43,12 +47,9 @@ def make_model(setting, seed):
     return model, q
 
 
-def load(seed):
-    d = load_digits()
-    x = (d.images / 16.0).astype(np.float32)[:, None]  # N x 1 x 8 x 8 in [0, 1]
-    xtr, xte, ytr, yte = train_test_split(x, d.target, test_size=0.2, random_state=seed,
-                                          stratify=d.target)
-    t = lambda a, dt: torch.tensor(a, dtype=dt)
+def load(seed, path=None, device="cpu"):
+    xtr, ytr, xte, yte = digits_data.load(seed, path)  # N x 1 x 8 x 8 in [0, 1]
+    t = lambda a, dt: torch.tensor(a, dtype=dt, device=device)
     return t(xtr, torch.float32), t(ytr, torch.long), t(xte, torch.float32), t(yte, torch.long)
 
 
@@ -60,9 +61,12 @@ def accuracy(model, x, y):
     return acc
 
 
-def train(setting, data, seed, epochs, batch):
+def train(setting, data, seed, epochs, batch, device="cpu"):
     xtr, ytr, xte, yte = data
+    cuda = common.CudaMemory(device)
+    cuda.start()  # the data is on the device already; the model and optimizer are not
     model, q = make_model(setting, seed)
+    model.to(device)
     # ActNN's per-sample gradient-norm factor for mixed widths: ||dL/dlogits||^2 of each
     # training sample at its previous visit (1 before the first).
     grad_norm2 = torch.ones(len(xtr), dtype=torch.float64)
@@ -74,28 +78,32 @@ def train(setting, data, seed, epochs, batch):
         for _ in range(epochs):
             perm = torch.randperm(len(xtr), generator=order)
             for i in range(0, len(xtr) - batch + 1, batch):
-                idx = perm[i:i + batch]
+                idx = perm[i:i + batch]  # CPU, as grad_norm2
+                idx_d = idx.to(device)
                 meter.reset()
                 if q is not None:
                     q.row_weight = grad_norm2[idx]
+                cuda.before_forward()
                 with meter.counting():
-                    logits = model(xtr[idx])
-                    loss = F.cross_entropy(logits, ytr[idx])
+                    logits = model(xtr[idx_d])
+                    loss = F.cross_entropy(logits, ytr[idx_d])
+                cuda.after_forward()
                 held.append(meter.activation_bytes)
                 with torch.no_grad():  # d(mean CE)/dlogits, up to the 1/batch factor
                     g = logits.softmax(1)
-                    g[torch.arange(len(idx)), ytr[idx]] -= 1
-                    grad_norm2[idx] = (g * g).sum(1).double()
+                    g[torch.arange(len(idx), device=g.device), ytr[idx_d]] -= 1
+                    grad_norm2[idx] = (g * g).sum(1).double().cpu()
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
                 losses.append(round(loss.item(), 5))
             accs.append(accuracy(model, xte, yte))
+    cuda.stop()
     stored = q.elements_per_width if q is not None else None
     return {"test_accuracy": accs[-1], "elements_per_width": stored,
             "test_accuracy_per_epoch": accs,
             "train_loss": losses, "saved_bytes_per_step": int(np.median(held)),
-            "saved_bytes_max": int(max(held)), "seconds": timer.seconds}
+            "saved_bytes_max": int(max(held)), "seconds": timer.seconds, **cuda.results()}
 
 
 def main():
@@ -105,6 +113,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=5, help="training runs per setting")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--data", help="the digits as digits_data.py exports them (default: "
+                                   "from scikit-learn)")
+    common.add_device_argument(ap)
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
                                                   "training"))
     a = ap.parse_args()
@@ -115,15 +126,17 @@ def main():
     for setting in common.SETTINGS:
         runs[setting] = []
         for seed in range(a.seeds):
-            r = train(setting, load(seed), seed, a.epochs, a.batch)
+            r = train(setting, load(seed, a.data, a.device), seed, a.epochs, a.batch,
+                      a.device)
             runs[setting].append(r)
-            print("%-16s seed %d  test acc %.4f  saved %8d B/step  %.1f s"
+            print("%-16s seed %d  test acc %.4f  saved %8d B/step  %.1f s%s"
                   % (setting, seed, r["test_accuracy"], r["saved_bytes_per_step"],
-                     r["seconds"]), flush=True)
-    common.write_results(os.path.join(a.out, "digits.json"),
+                     r["seconds"], common.CudaMemory.line(r)), flush=True)
+    name = "digits.json" if a.device == "cpu" else "digits-%s.json" % a.device
+    common.write_results(os.path.join(a.out, name),
                          {"task": "digits CNN", "epochs": a.epochs, "batch": a.batch,
                           "seeds": a.seeds, "quick": a.quick,
-                          "environment": common.environment(), "runs": runs})
+                          "environment": common.environment(a.device), "runs": runs})
 
 
 if __name__ == "__main__":

@@ -6,3 +6,58 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+
+import pytest  # noqa: E402
+
+
+def _cuda_reason():
+    """Why CUDA tests cannot run here, or None when they can: PyTorch must see a device
+    and the libactq in use must have been built with the CUDA backend."""
+    try:
+        import torch
+    except ImportError:
+        return "needs PyTorch"
+    if not torch.cuda.is_available():
+        return "needs PyTorch with a CUDA device"
+    import actq
+    try:
+        actq.Context(actq.Backend.CUDA).close()
+    except actq.UnsupportedError:
+        return "libactq was built without the CUDA backend (or sees no device)"
+    except actq.ActqError as e:  # a driver or device failure: say which
+        return "libactq's CUDA context: %s" % e
+    return None
+
+
+CUDA_REASON = _cuda_reason()
+CUDA = CUDA_REASON is None
+needs_cuda = pytest.mark.skipif(not CUDA, reason=CUDA_REASON or "")
+# For tests that run the same way on every device PyTorch has here: CPU always, CUDA
+# where present (skipped, with the reason, elsewhere).
+DEVICES = ["cpu", pytest.param("cuda", marks=needs_cuda)]
+
+
+@pytest.fixture(autouse=True)
+def float32_matmul_and_convolution(monkeypatch):
+    """On a GPU, PyTorch's convolutions may use TF32 (10-bit mantissas) by default; the
+    tests compare gradients computed by different kernels at float32 tolerances."""
+    try:
+        import torch
+    except ImportError:
+        return
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+
+
+def assert_same_bytes(got, want, what="tensor"):
+    """got (any device) holds exactly want's bytes: same dtype and shape, every byte (NaN
+    payloads and signed zeros included)."""
+    import torch
+    assert got.dtype == want.dtype, "%s: dtype %s, want %s" % (what, got.dtype, want.dtype)
+    assert tuple(got.shape) == tuple(want.shape), "%s: shape %s, want %s" % (
+        what, tuple(got.shape), tuple(want.shape))
+    a = got.detach().cpu().contiguous().reshape(-1).view(torch.uint8)
+    b = want.detach().cpu().contiguous().reshape(-1).view(torch.uint8)
+    diff = (a != b).nonzero()
+    assert diff.numel() == 0, "%s: %d of %d bytes differ, the first at byte %d (%d, want %d)" \
+        % (what, diff.numel(), b.numel(), diff[0, 0], a[diff[0, 0]], b[diff[0, 0]])

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 import actq
 import actq.torch as at
+from conftest import DEVICES
 
 
 def gen(seed):
@@ -31,14 +32,15 @@ def mean_and_sem(samples):
     return s.mean(0), s.std(0) / len(samples) ** 0.5
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("bits", [2, 4])
-def test_linear_weight_gradient_is_unbiased_and_input_gradient_exact(bits):
+def test_linear_weight_gradient_is_unbiased_and_input_gradient_exact(bits, device):
     torch.manual_seed(0)
-    ref = nn.Linear(48, 24)
-    lin = at.nn.Linear(48, 24, quantizer=at.Quantizer(bits, group_size=64, seed=1))
+    ref = nn.Linear(48, 24).to(device)
+    lin = at.nn.Linear(48, 24, quantizer=at.Quantizer(bits, group_size=64, seed=1)).to(device)
     lin.load_state_dict(ref.state_dict())
-    x = torch.randn(16, 48, generator=gen(1), requires_grad=True)
-    gy = torch.randn(16, 24, generator=gen(2))
+    x = torch.randn(16, 48, generator=gen(1)).to(device).requires_grad_()
+    gy = torch.randn(16, 24, generator=gen(2)).to(device)
     (gw_ref, gb_ref), y_ref = grads(ref, x, gy)
     gx_ref = x.grad.clone()
     draws = []
@@ -57,13 +59,15 @@ def test_linear_weight_gradient_is_unbiased_and_input_gradient_exact(bits):
     assert torch.all((draws[0] - gw_ref).abs() <= gy.abs().sum(0)[:, None] * step + 1e-5)
 
 
-def test_conv2d_gradients():
+@pytest.mark.parametrize("device", DEVICES)
+def test_conv2d_gradients(device):
     torch.manual_seed(0)
-    ref = nn.Conv2d(3, 5, 3, stride=2, padding=1)
-    conv = at.nn.Conv2d(3, 5, 3, stride=2, padding=1, quantizer=at.Quantizer(2, seed=3))
+    ref = nn.Conv2d(3, 5, 3, stride=2, padding=1).to(device)
+    conv = at.nn.Conv2d(3, 5, 3, stride=2, padding=1,
+                        quantizer=at.Quantizer(2, seed=3)).to(device)
     conv.load_state_dict(ref.state_dict())
-    x = torch.randn(4, 3, 9, 9, generator=gen(3), requires_grad=True)
-    gy = torch.randn(4, 5, 5, 5, generator=gen(4))
+    x = torch.randn(4, 3, 9, 9, generator=gen(3)).to(device).requires_grad_()
+    gy = torch.randn(4, 5, 5, 5, generator=gen(4)).to(device)
     (gw_ref, gb_ref), _ = grads(ref, x, gy)
     gx_ref = x.grad.clone()
     draws = []
@@ -78,10 +82,11 @@ def test_conv2d_gradients():
     assert (mean - gw_ref).norm() < 2 * sem.norm()  # sum of squares ~ its expectation
 
 
-def test_relu_saves_a_one_bit_mask_and_is_exact():
-    x = torch.randn(10, 1000, requires_grad=True)
+@pytest.mark.parametrize("device", DEVICES)
+def test_relu_saves_a_one_bit_mask_and_is_exact(device):
+    x = torch.randn(10, 1000, device=device, requires_grad=True)
     x.data[0, :5] = 0.0  # PyTorch's ReLU has gradient 0 at 0
-    gy = torch.randn(10, 1000)
+    gy = torch.randn(10, 1000, device=device)
     (F.relu(x) * gy).sum().backward()
     g_ref = x.grad.clone()
     x.grad = None
@@ -94,10 +99,11 @@ def test_relu_saves_a_one_bit_mask_and_is_exact():
     assert torch.equal(x.grad, g_ref)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("bits", [2, 4])
-def test_fewbit_gelu_gradient_error_is_the_tables_error(bits):
+def test_fewbit_gelu_gradient_error_is_the_tables_error(bits, device):
     """Under N(0,1) inputs the mean squared derivative error is the table's objective."""
-    x = torch.randn(400_000, generator=gen(5), requires_grad=True)
+    x = torch.randn(400_000, generator=gen(5)).to(device).requires_grad_()
     y = at.nn.GELU(bits)(x)
     y.backward(torch.ones_like(y))
     x2 = x.detach().clone().requires_grad_()
@@ -108,15 +114,17 @@ def test_fewbit_gelu_gradient_error_is_the_tables_error(bits):
     assert torch.allclose(y, F.gelu(x.detach()), atol=1e-6)
 
 
-def _mlp():
+def _mlp(device="cpu"):
     torch.manual_seed(0)
-    return nn.Sequential(nn.Linear(64, 128), nn.Linear(128, 32))  # linear in saved inputs
+    # linear in saved inputs
+    return nn.Sequential(nn.Linear(64, 128), nn.Linear(128, 32)).to(device)
 
 
-def test_hooks_give_unbiased_gradients_and_leave_parameters_alone():
-    model = _mlp()
-    x = torch.randn(32, 64, generator=gen(6))
-    gy = torch.randn(32, 32, generator=gen(7))
+@pytest.mark.parametrize("device", DEVICES)
+def test_hooks_give_unbiased_gradients_and_leave_parameters_alone(device):
+    model = _mlp(device)
+    x = torch.randn(32, 64, generator=gen(6)).to(device)
+    gy = torch.randn(32, 32, generator=gen(7)).to(device)
     ref, _ = grads(model, x, gy)
     q = at.Quantizer(2, seed=11)
     draws = []
@@ -138,10 +146,12 @@ def test_hooks_give_unbiased_gradients_and_leave_parameters_alone():
     assert torch.allclose(draws[0][3], ref[3], atol=1e-5)
 
 
-def test_hooks_at_8_bits_are_close_to_exact():
-    model = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.LayerNorm(128), nn.Linear(128, 8))
-    x = torch.randn(32, 64, generator=gen(8))
-    gy = torch.randn(32, 8, generator=gen(9))
+@pytest.mark.parametrize("device", DEVICES)
+def test_hooks_at_8_bits_are_close_to_exact(device):
+    model = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.LayerNorm(128),
+                          nn.Linear(128, 8)).to(device)
+    x = torch.randn(32, 64, generator=gen(8)).to(device)
+    gy = torch.randn(32, 8, generator=gen(9)).to(device)
     ref, _ = grads(model, x, gy)
     model.zero_grad()
     with at.compressed_saved_tensors(bits=8, min_numel=1):
@@ -151,10 +161,11 @@ def test_hooks_at_8_bits_are_close_to_exact():
         assert (p.grad - r).norm() < 0.02 * r.norm()
 
 
-def test_hooks_are_reproducible_per_seed_and_differ_per_call():
+@pytest.mark.parametrize("device", DEVICES)
+def test_hooks_are_reproducible_per_seed_and_differ_per_call(device):
     def run(seed):
-        model = _mlp()
-        x = torch.randn(32, 64, generator=gen(6))
+        model = _mlp(device)
+        x = torch.randn(32, 64, generator=gen(6)).to(device)
         q = at.Quantizer(2, seed=seed)
         out = []
         for _ in range(2):
@@ -169,9 +180,10 @@ def test_hooks_are_reproducible_per_seed_and_differ_per_call():
     assert not torch.equal(a[0], run(6)[0])
 
 
-def test_mixed_precision_keeps_the_average_and_favours_sensitive_rows():
+@pytest.mark.parametrize("device", DEVICES)
+def test_mixed_precision_keeps_the_average_and_favours_sensitive_rows(device):
     q = at.Quantizer(average_bits=2.0, allowed_bits=(1, 2, 3, 4, 8), seed=1)
-    x = torch.randn(16, 1024, generator=gen(10))
+    x = torch.randn(16, 1024, generator=gen(10)).to(device)
     x[3] *= 100  # a row with a much wider range
     c = q.compress(x)
     rb = c.row_bits
@@ -179,12 +191,13 @@ def test_mixed_precision_keeps_the_average_and_favours_sensitive_rows():
     assert rb[3] == rb.max() and rb[3] >= 3
     q.row_weight = torch.ones(16, dtype=torch.float64)
     q.row_weight[7] = 1e6  # ActNN's gradient-norm factor: sample 7 matters most
-    rb = q.compress(torch.randn(16, 1024, generator=gen(11))).row_bits
+    rb = q.compress(torch.randn(16, 1024, generator=gen(11)).to(device)).row_bits
     assert rb[7] >= 4 and (rb > 2).sum() == 1 and rb.float().mean() <= 2.0
     assert sum(q.elements_per_width[b] * b for b in range(9)) <= 2 * 2 * 16 * 1024
 
 
 def test_nan_in_a_saved_activation_raises_the_library_error():
+    # CPU: at the call. CUDA defers it to synchronize (test_torch_cuda.py).
     model = nn.Sequential(nn.Linear(64, 64), nn.Linear(64, 4))
     x = torch.randn(32, 64)
     x[0, 0] = float("nan")
@@ -198,11 +211,12 @@ def test_nan_in_a_saved_activation_raises_the_library_error():
         at.nn.Linear(64, 4)(x)
 
 
-def test_eval_mode_uses_plain_ops():
-    lin = at.nn.Linear(8, 8)
+@pytest.mark.parametrize("device", DEVICES)
+def test_eval_mode_uses_plain_ops(device):
+    lin = at.nn.Linear(8, 8).to(device)
     lin.eval()
     meter = at.SavedTensorMeter()
-    x = torch.randn(4, 8, requires_grad=True)
+    x = torch.randn(4, 8, device=device, requires_grad=True)
     with meter.counting():
         lin(x)
     assert meter.compressed_bytes == 0 and meter.plain_bytes == 4 * 8 * 4

@@ -135,3 +135,12 @@ def test_default_contexts_are_per_thread():
     t.start()
     t.join()
     assert other[0] is not mine
+
+
+@pytest.mark.skipif(os.environ.get("ACTQ_TEST_REQUIRE_CUDA") != "1",
+                    reason="set ACTQ_TEST_REQUIRE_CUDA=1 where CUDA tests must run")
+def test_cuda_tests_run_where_required():
+    """On the GPU machine a missing device or a libactq built without CUDA would only
+    skip the CUDA tests; there it must fail."""
+    from conftest import CUDA, CUDA_REASON
+    assert CUDA, CUDA_REASON
