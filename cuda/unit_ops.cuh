@@ -248,7 +248,7 @@ __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
   const float s = actq_load_elem(a.group_scale, a.meta_dtype, p.index);
   const uint8_t *in = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
   if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
-#pragma unroll 4
+ACTQ_UNROLL4
     for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, true>(a, p, bits, in, m, s, u);
   } else {
     for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, false>(a, p, bits, in, m, s, u);

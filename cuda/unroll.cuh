@@ -1,12 +1,15 @@
-/* unroll.cuh - ACTQ_UNROLL: "#pragma unroll" in device code; nothing in host builds of the
- * __host__ __device__ helpers (host tests), which would warn about an unknown pragma. */
+/* unroll.cuh - ACTQ_UNROLL, ACTQ_UNROLL4: "#pragma unroll" and "#pragma unroll 4" in
+ * device code; nothing in host builds of the __host__ __device__ helpers (host tests),
+ * which would warn about an unknown pragma. */
 #ifndef ACTQ_CUDA_UNROLL_CUH
 #define ACTQ_CUDA_UNROLL_CUH
 
 #if defined(__CUDA_ARCH__)
 #  define ACTQ_UNROLL _Pragma("unroll")
+#  define ACTQ_UNROLL4 _Pragma("unroll 4")
 #else
 #  define ACTQ_UNROLL
+#  define ACTQ_UNROLL4
 #endif
 
 #endif
