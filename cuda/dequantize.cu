@@ -83,7 +83,7 @@ actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job)
   a.y = job->y;
 
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->y % 16) == 0;
-  const int team = team_for(gr->group_size);
+  const int team = team_for_call(gr->group_size, a.grid.groups, st->sm_count);
   const uint32_t bits = gr->row_bits ? 0u : gr->bits;
   switch (job->y_dtype) {
     case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, bits, team, fast, st->sm_count, st->stream); break;

@@ -219,6 +219,18 @@ static inline int team_for(size_t group_size) {
   return team;
 }
 
+/* The team of one call: team_for's, doubled (up to a warp) while the call has too few
+ * groups to give every SM two blocks, so that a small call spreads over the device
+ * instead of leaving most SMs idle. Any power of two >= team_for's gives the same bytes:
+ * a lane's units are guarded, and min/max combine in any order. */
+static inline int team_for_call(size_t group_size, size_t groups, int sm_count) {
+  int team = team_for(group_size);
+  const size_t want = 2 * (size_t)(sm_count > 0 ? sm_count : 1);
+  while (team < 32 && (groups * (size_t)team + ACTQ_CUDA_BLOCK - 1) / ACTQ_CUDA_BLOCK < want)
+    team *= 2;
+  return team;
+}
+
 /* Blocks for a grid-stride loop over `groups` groups: one resident wave (resident blocks
  * per SM x SMs, from the occupancy calculator), never more than there is work, so that
  * no partial second wave leaves the device half idle at the end. */

@@ -27,7 +27,7 @@ actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job) {
   /* Vector loads need every unit 16-byte aligned: x aligned, whole units per row. */
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->x % 16) == 0;
   const bool stoch = job->rounding == ACTQ_ROUND_STOCHASTIC;
-  const int team = actq_cuda_team::team_for(gr->group_size);
+  const int team = actq_cuda_team::team_for_call(gr->group_size, a.grid.groups, st->sm_count);
   switch (job->x_dtype) {
     case ACTQ_F16: actq_cuda_quantize_f16(a, team, fast, stoch, st->sm_count, st->stream); break;
     case ACTQ_BF16: actq_cuda_quantize_bf16(a, team, fast, stoch, st->sm_count, st->stream); break;

@@ -38,20 +38,36 @@ struct dequant_args {
   void *y;
 };
 
-/* The noise values of elements e .. e+7 (k of them used). FAST: e is a multiple of 8, so
+/* actq_noise_u of the low (hi = 0) or high half of a noise word, in two instructions: the
+ * float with bits 0x4700:r16 is 2^15 + r16 * 2^-8 (one byte permutation builds it), and
+ * u = that * 2^-8 - (2^7 - 2^-17) exactly (one fma; 2^7 - 2^-17 is a float and the exact
+ * result r16 * 2^-16 + 2^-17 is one too). */
+__host__ __device__ __forceinline__ float noise_u_half(uint32_t w, int hi) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t b = __byte_perm(w, 0x47000000u, hi ? 0x7632u : 0x7610u);
+#else
+  const uint32_t b = 0x47000000u | (hi ? w >> 16 : w & 0xffffu);
+#endif
+  return actq_fmaf(actq_f32_from_bits(b), 0x1p-8f, -0x1.fffffep6f);
+}
+
+/* The noise values u of elements e .. e+7 (k of them used). FAST: e is a multiple of 8, so
  * they are exactly Philox block e/8; otherwise the unit straddles two blocks. */
 template <bool FAST>
 __host__ __device__ __forceinline__ void unit_noise(const quant_args &a, size_t e, int k,
-                                                    uint16_t r16[8]) {
+                                                    float u[8]) {
   if (FAST) {
-    actq_noise_block_rk(a.rk, a.offset, e >> 3, r16);
+    uint32_t w[4];
+    actq_noise_words_rk(a.rk, a.offset, e >> 3, w);
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++) u[j] = noise_u_half(w[j / 2], j % 2);
   } else {
     uint16_t lo[8], hi[8];
     const int first = (int)(e & 7);
     actq_noise_block_rk(a.rk, a.offset, e >> 3, lo);
     if (first + k > 8) actq_noise_block_rk(a.rk, a.offset, (e >> 3) + 1, hi);
 ACTQ_UNROLL
-    for (int j = 0; j < 8; j++) r16[j] = first + j < 8 ? lo[(first + j) & 7] : hi[(first + j) & 7];
+    for (int j = 0; j < 8; j++) u[j] = actq_noise_u(first + j < 8 ? lo[(first + j) & 7] : hi[(first + j) & 7]);
   }
 }
 
@@ -60,15 +76,16 @@ ACTQ_UNROLL
  * outside it. Out of line: the hot loop stays the reciprocal path. */
 template <bool STOCH>
 __host__ __device__ __noinline__ uint64_t unit_word_by_division(actq_group_meta g, uint32_t bits,
-                                                                float4 v0, float4 v1, uint4 r,
-                                                                int k) {
+                                                                float4 v0, float4 v1, float4 u0,
+                                                                float4 u1, int k) {
   const float v[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
-  const uint32_t rw[4] = {r.x, r.y, r.z, r.w};
+  const float u[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
   uint32_t codes[8];
 ACTQ_UNROLL
   for (int j = 0; j < 8; j++) {
-    const uint16_t r16 = (uint16_t)(rw[j / 2] >> (16 * (j % 2)));
-    codes[j] = j >= k ? 0u : STOCH ? actq_code_stochastic(v[j], &g, r16) : actq_code_nearest(v[j], &g);
+    codes[j] = j >= k || g.nonfinite ? 0u
+               : STOCH ? actq_code_stochastic_t(actq_quant_t(v[j], &g), u[j], g.levels)
+                       : actq_code_nearest_t(actq_quant_t(v[j], &g), g.levels);
   }
   return actq_pack_word(codes, 8, bits);
 }
@@ -83,8 +100,8 @@ __host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
                                                        const actq_group_meta &g, uint32_t bits,
                                                        size_t e, int k, const float v[8],
                                                        uint8_t *out) {
-  uint16_t r16[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  if (STOCH) unit_noise<FAST>(a, e, k, r16);
+  float u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (STOCH) unit_noise<FAST>(a, e, k, u);
   float t[8];
 ACTQ_UNROLL
   for (int j = 0; j < 8; j++) t[j] = actq_quot_rcp(v[j] - g.mc, g.sc, g.rcp);
@@ -100,15 +117,13 @@ ACTQ_UNROLL
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++)
       codes[j] = j >= k ? 0u
-                 : STOCH ? actq_code_stochastic_t(t[j], actq_noise_u(r16[j]), g.levels)
+                 : STOCH ? actq_code_stochastic_t(t[j], u[j], g.levels)
                          : actq_code_nearest_t(t[j], g.levels);
     word = actq_pack_word(codes, 8, bits);
   } else {
     word = unit_word_by_division<STOCH>(
         g, bits, make_float4(v[0], v[1], v[2], v[3]), make_float4(v[4], v[5], v[6], v[7]),
-        make_uint4(r16[0] | (uint32_t)r16[1] << 16, r16[2] | (uint32_t)r16[3] << 16,
-                   r16[4] | (uint32_t)r16[5] << 16, r16[6] | (uint32_t)r16[7] << 16),
-        k);
+        make_float4(u[0], u[1], u[2], u[3]), make_float4(u[4], u[5], u[6], u[7]), k);
   }
   actq_cuda_io::store_word(out, word, ((uint32_t)k * bits + 7) / 8);
 }

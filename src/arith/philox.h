@@ -66,23 +66,30 @@ ACTQ_HD void actq_noise_round_keys(uint64_t seed, uint32_t rk[20]) {
   actq_philox_round_keys(key, rk);
 }
 
-/* actq_noise_block with the seed's round keys computed once (actq_noise_round_keys). */
-ACTQ_HD void actq_noise_block_rk(const uint32_t rk[20], uint64_t offset, uint64_t block,
-                                 uint16_t r16[8]) {
-  uint32_t ctr[4], out[4];
-  int i;
+/* The four Philox output words of noise block `block` (words i holds the noise of
+ * elements 8*block + 2i (low half) and 2i + 1 (high half)), from the seed's round keys. */
+ACTQ_HD void actq_noise_words_rk(const uint32_t rk[20], uint64_t offset, uint64_t block,
+                                 uint32_t out[4]) {
+  uint32_t ctr[4];
   ctr[0] = (uint32_t)block;
   ctr[1] = (uint32_t)(block >> 32);
   ctr[2] = (uint32_t)offset;
   ctr[3] = (uint32_t)(offset >> 32);
   actq_philox4x32_10_rk(ctr, rk, out);
+}
+
+/* actq_noise_block with the seed's round keys computed once (actq_noise_round_keys). */
+ACTQ_HD void actq_noise_block_rk(const uint32_t rk[20], uint64_t offset, uint64_t block,
+                                 uint16_t r16[8]) {
+  uint32_t out[4];
+  int i;
+  actq_noise_words_rk(rk, offset, block, out);
   for (i = 0; i < 4; i++) {
     r16[2 * i] = (uint16_t)out[i];
     r16[2 * i + 1] = (uint16_t)(out[i] >> 16);
   }
 }
 
-/* The eight 16-bit noise values of noise block `block` (elements 8*block .. 8*block+7). */
 ACTQ_HD void actq_noise_block(uint64_t seed, uint64_t offset, uint64_t block,
                               uint16_t r16[8]) {
   uint32_t rk[20];

@@ -188,7 +188,9 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     a.error = &error;
     const bool fast = l.cols % 8 == 0 && (uintptr_t)x % 16 == 0;
     const bool stoch = rd == ACTQ_ROUND_STOCHASTIC;
-    const int tc = team_for(l.group_size);
+    // The team of a call of this size on a device of 1-200 SMs (team_for_call may widen
+    // team_for's for small calls; every choice must give the same bytes).
+    const int tc = team_for_call(l.group_size, a.grid.groups, 1 + (int)rng_below(&rng, 200));
     // A grid of a few blocks (as on a device with 1-3 SMs, 1-2 resident blocks each), so
     // that teams walk several groups.
     const unsigned blocks = blocks_for(a.grid.groups, tc, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
@@ -214,7 +216,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
                        (rng_below(&rng, 2) ? 0 : ys);
     d.y = y;
     const bool yfast = l.cols % 8 == 0 && (uintptr_t)y % 16 == 0;
-    const int team = team_for(l.group_size);
+    const int team = team_for_call(l.group_size, a.grid.groups, 1 + (int)rng_below(&rng, 200));
     const unsigned dblocks = blocks_for(d.grid.groups, team, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
     const uint32_t dbits = l.row_bits ? 0u : l.bits;
     if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, dbits, team, yfast, dblocks);
@@ -247,4 +249,15 @@ Test(cuda_unit_ops_host, pack_unpack_equal_reference) {
     cr_assert(bytes_equal("codes", ug, ur.data(), n, msg, sizeof msg), "case %d: %s", it, msg);
   }
   actq_context_destroy(ref);
+}
+
+// The kernels' two-instruction noise value equals actq_noise_u for every 16-bit value, in
+// both halves of a word (the host build of noise_u_half; the device build differs only in
+// how it places the 16 bits).
+Test(cuda_unit_ops_host, noise_u_half_equals_noise_u) {
+  for (uint32_t r = 0; r < 65536; r++) {
+    const uint32_t other = (r * 2654435761u) >> 16;
+    cr_assert_eq(noise_u_half(r | other << 16, 0), actq_noise_u((uint16_t)r), "low r16 %u", r);
+    cr_assert_eq(noise_u_half(other | r << 16, 1), actq_noise_u((uint16_t)r), "high r16 %u", r);
+  }
 }
