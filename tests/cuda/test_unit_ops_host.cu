@@ -3,12 +3,14 @@
 // (every group; every lane of its team; the team's minmax combined; metadata; codes)
 // must give the reference's bytes. What this cannot check (warp shuffles, CUB's block
 // reduction, the grid-stride loop, real device arithmetic) is left to the device tests.
+// Pack/unpack (cuda/pack_ops.cuh) are walked chunk by chunk, as their kernels map threads.
 #include <criterion/criterion.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "cuda/pack_ops.cuh"
 #include "cuda/unit_ops.cuh"
 
 extern "C" {
@@ -201,26 +203,79 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
   actq_context_destroy(ref);
 }
 
+namespace {
+
+// Lengths that reach every path of the chunk mapping: short calls, whole chunks, a
+// partial last unit, a partial last chunk, and big calls (several blocks of threads).
+size_t pack_length(test_rng *rng, int it) {
+  const size_t chunk = 8 * PACK_CHUNK_UNITS;
+  switch (it % 6) {
+    case 0: return 1 + rng_below(rng, 40);
+    case 1: return chunk * (1 + rng_below(rng, 40));
+    case 2: return chunk * (1 + rng_below(rng, 40)) + 8 * rng_below(rng, PACK_CHUNK_UNITS);
+    case 3: return chunk * rng_below(rng, 40) + 1 + rng_below(rng, chunk - 1);
+    case 4: return 1 + rng_below(rng, 5000);
+    default: return chunk * 256 * (1 + rng_below(rng, 3)) + rng_below(rng, 3 * chunk);
+  }
+}
+
+// Both kernels walked as pack.cu launches them: the same vector choice, chunk by chunk.
+uint32_t emulate_pack(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *packed) {
+  uint32_t over = 0;
+  const bool vec = actq_cuda_packing::pack_vec_ok(codes, packed);
+  actq_cuda_packing::with_bits(bits, [&](auto b) {
+    for (size_t c = 0; c < actq_cuda_packing::pack_chunks(n); c++)
+      over |= vec ? actq_cuda_packing::pack_chunk<b, true>(n, codes, packed, c)
+                  : actq_cuda_packing::pack_chunk<b, false>(n, codes, packed, c);
+  });
+  return over;
+}
+
+void emulate_unpack(uint32_t bits, size_t n, const uint8_t *packed, uint8_t *codes) {
+  const bool vec = actq_cuda_packing::pack_vec_ok(codes, packed);
+  actq_cuda_packing::with_bits(bits, [&](auto b) {
+    for (size_t c = 0; c < actq_cuda_packing::pack_chunks(n); c++)
+      vec ? actq_cuda_packing::unpack_chunk<b, true>(n, packed, codes, c)
+          : actq_cuda_packing::unpack_chunk<b, false>(n, packed, codes, c);
+  });
+}
+
+// A 16-byte aligned address plus shift bytes inside buf (which has 32 bytes to spare).
+uint8_t *at_shift(std::vector<uint8_t> &buf, size_t shift) {
+  uint8_t *p = buf.data();
+  return p + (16 - (uintptr_t)p % 16) % 16 + shift;
+}
+
+}  // namespace
+
 Test(cuda_unit_ops_host, pack_unpack_equal_reference) {
   test_rng rng = {12};
   char msg[512];
   actq_context *ref = nullptr;
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
-  for (int it = 0; it < 300; it++) {
-    const uint32_t bits = 1 + (uint32_t)rng_below(&rng, 8);
-    const size_t n = 1 + rng_below(&rng, it < 50 ? 40 : 5000);
-    const size_t pbytes = actq_stream_bytes(n, bits), sc = rng_below(&rng, 9), sp = rng_below(&rng, 9);
-    std::vector<uint8_t> cbuf(n + 16), pr(pbytes), pbuf(pbytes + 16), ur(n), ubuf(n + 16);
-    uint8_t *codes = cbuf.data() + sc, *pg = pbuf.data() + sp, *ug = ubuf.data() + sc;
+  for (int it = 0; it < 960; it++) {
+    const uint32_t bits = 1 + (uint32_t)(it % 8);
+    const size_t n = pack_length(&rng, it / 8);
+    // Half the cases 16-byte aligned (the vector form), the others shifted at random.
+    const bool aligned = (it / 8) % 2 == 0;
+    const size_t sc = aligned ? 0 : rng_below(&rng, 16), sp = aligned ? 0 : rng_below(&rng, 16);
+    const size_t pbytes = actq_stream_bytes(n, bits);
+    std::vector<uint8_t> cbuf(n + 64), pr(pbytes), pbuf(pbytes + 64, 0xA5), ur(n), ubuf(n + 64, 0xA5);
+    uint8_t *codes = at_shift(cbuf, sc), *pg = at_shift(pbuf, sp), *ug = at_shift(ubuf, sc);
     fill_codes(&rng, codes, n, bits, it % 7 == 0);
     const actq_status rst = actq_pack(ref, bits, n, codes, pr.data());
     actq_unpack(ref, bits, n, pr.data(), ur.data());
-    uint32_t over = 0;
-    for (size_t u = 0; u < (n + 7) / 8; u++) over |= pack_unit(bits, n, codes, pg, u);
-    for (size_t u = 0; u < (n + 7) / 8; u++) unpack_unit(bits, n, pg, ug, u);
+    const uint32_t over = emulate_pack(bits, n, codes, pg);
+    emulate_unpack(bits, n, pg, ug);
     cr_assert_eq(over ? ACTQ_ERR_INVALID_ARGUMENT : ACTQ_OK, rst, "case %d: status", it);
-    cr_assert(bytes_equal("packed", pg, pr.data(), pbytes, msg, sizeof msg), "case %d: %s", it, msg);
-    cr_assert(bytes_equal("codes", ug, ur.data(), n, msg, sizeof msg), "case %d: %s", it, msg);
+    cr_assert(bytes_equal("packed", pg, pr.data(), pbytes, msg, sizeof msg),
+              "case %d b=%u n=%zu sc=%zu sp=%zu: %s", it, bits, n, sc, sp, msg);
+    cr_assert(bytes_all("after packed", pg + pbytes, 0xA5, pbuf.data() + pbuf.size() - pg - pbytes, msg, sizeof msg),
+              "case %d b=%u n=%zu: %s", it, bits, n, msg);
+    cr_assert(bytes_equal("codes", ug, ur.data(), n, msg, sizeof msg),
+              "case %d b=%u n=%zu sc=%zu sp=%zu: %s", it, bits, n, sc, sp, msg);
+    cr_assert(bytes_all("after codes", ug + n, 0xA5, ubuf.data() + ubuf.size() - ug - n, msg, sizeof msg),
+              "case %d b=%u n=%zu: %s", it, bits, n, msg);
   }
   actq_context_destroy(ref);
 }
