@@ -103,17 +103,11 @@ __host__ __device__ __forceinline__ void bytes_put(uint32_t *w, uint32_t byte, u
   if (s) w[i + 2] |= (uint32_t)(v >> (64 - s));
 }
 
-/* Chunk c of actq_pack at BITS bits; returns nonzero when a code was >= 2^BITS. */
-template <uint32_t BITS, bool VEC>
-__host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t *codes,
-                                                        uint8_t *packed, size_t c) {
-  const size_t u0 = c * PACK_CHUNK_UNITS;
-  if (!VEC || n / 8 < u0 + PACK_CHUNK_UNITS) { /* misaligned, or the partial last chunk */
-    const size_t u1 = (n + 7) / 8 < u0 + PACK_CHUNK_UNITS ? (n + 7) / 8 : u0 + PACK_CHUNK_UNITS;
-    uint32_t over = 0;
-    for (size_t u = u0; u < u1; u++) over |= pack_unit(BITS, n, codes, packed, u);
-    return over;
-  }
+/* A full chunk of actq_pack from unit u0 on, both pointers 16-byte aligned; returns
+ * nonzero when a code was >= 2^BITS. */
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ uint32_t pack_full(const uint8_t *codes, uint8_t *packed,
+                                                       size_t u0) {
   const uint4 *in = reinterpret_cast<const uint4 *>(codes + 8 * u0);
   uint32_t w[32 + 2], out[4 * BITS + 2], over = 0;
 ACTQ_UNROLL
@@ -143,16 +137,24 @@ ACTQ_UNROLL
   return over;
 }
 
-/* Chunk c of actq_unpack at BITS bits. */
+/* Chunk c of actq_pack at BITS bits; returns nonzero when a code was >= 2^BITS. */
 template <uint32_t BITS, bool VEC>
-__host__ __device__ __forceinline__ void unpack_chunk(size_t n, const uint8_t *packed,
-                                                      uint8_t *codes, size_t c) {
+__host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t *codes,
+                                                        uint8_t *packed, size_t c) {
   const size_t u0 = c * PACK_CHUNK_UNITS;
-  if (!VEC || n / 8 < u0 + PACK_CHUNK_UNITS) {
-    const size_t u1 = (n + 7) / 8 < u0 + PACK_CHUNK_UNITS ? (n + 7) / 8 : u0 + PACK_CHUNK_UNITS;
-    for (size_t u = u0; u < u1; u++) unpack_unit(BITS, n, packed, codes, u);
-    return;
-  }
+  if constexpr (VEC)
+    if (n / 8 >= u0 + PACK_CHUNK_UNITS) return pack_full<BITS>(codes, packed, u0);
+  /* misaligned, or the partial last chunk */
+  const size_t u1 = (n + 7) / 8 < u0 + PACK_CHUNK_UNITS ? (n + 7) / 8 : u0 + PACK_CHUNK_UNITS;
+  uint32_t over = 0;
+  for (size_t u = u0; u < u1; u++) over |= pack_unit(BITS, n, codes, packed, u);
+  return over;
+}
+
+/* A full chunk of actq_unpack from unit u0 on, both pointers 16-byte aligned. */
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ void unpack_full(const uint8_t *packed, uint8_t *codes,
+                                                     size_t u0) {
   const uint4 *in = reinterpret_cast<const uint4 *>(packed + BITS * u0);
   uint32_t w[4 * BITS + 2], out[32 + 2];
 ACTQ_UNROLL
@@ -175,6 +177,17 @@ ACTQ_UNROLL
 ACTQ_UNROLL
   for (int i = 0; i < 8; i++)
     o[i] = make_uint4(out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
+}
+
+/* Chunk c of actq_unpack at BITS bits. */
+template <uint32_t BITS, bool VEC>
+__host__ __device__ __forceinline__ void unpack_chunk(size_t n, const uint8_t *packed,
+                                                      uint8_t *codes, size_t c) {
+  const size_t u0 = c * PACK_CHUNK_UNITS;
+  if constexpr (VEC)
+    if (n / 8 >= u0 + PACK_CHUNK_UNITS) return unpack_full<BITS>(packed, codes, u0);
+  const size_t u1 = (n + 7) / 8 < u0 + PACK_CHUNK_UNITS ? (n + 7) / 8 : u0 + PACK_CHUNK_UNITS;
+  for (size_t u = u0; u < u1; u++) unpack_unit(BITS, n, packed, codes, u);
 }
 
 } /* namespace actq_cuda_packing */
