@@ -1,60 +1,65 @@
-/* pack.cu - actq_pack / actq_unpack on the device: one thread per unit of 8 codes
- * (exactly `bits` bytes of the stream), grid-stride, 64-bit indices.
+/* pack.cu - actq_pack / actq_unpack on the device: one thread per chunk of 128 codes
+ * (cuda/pack_ops.cuh), one kernel instantiation per width, so that every shift is a
+ * constant; 16-byte vectors when the launcher finds both pointers 16-byte aligned.
  *
  * Pack masks every code to `bits` bits as the reference does (an invalid code never
  * spills into its neighbours, so the bytes equal the reference's for any input) and
  * reports a code >= 2^bits through the context's deferred error word: the call returns
  * ACTQ_OK and the next actq_context_synchronize returns ACTQ_ERR_INVALID_ARGUMENT.
  */
-#include "arith/bitstream.h"
-#include "cuda/device_io.cuh"
 #include "cuda/launch.h"
-#include "cuda/unit_ops.cuh"
+#include "cuda/pack_ops.cuh"
 #include "cuda/state.h"
 
 #define PACK_BLOCK 256
 
 namespace {
 
+using namespace actq_cuda_packing;
+
+template <uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(PACK_BLOCK)
-pack_kernel(uint32_t bits, size_t n, const uint8_t *__restrict__ codes,
-            uint8_t *__restrict__ packed, uint32_t *error) {
-  const size_t units = (n + 7) / 8;
-  for (size_t u = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x; u < units;
-       u += (size_t)gridDim.x * PACK_BLOCK)
-    if (actq_cuda_unit::pack_unit(bits, n, codes, packed, u))
-      atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_INVALID_ARGUMENT);
+pack_kernel(size_t n, const uint8_t *__restrict__ codes, uint8_t *__restrict__ packed,
+            uint32_t *error) {
+  const size_t c = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x;
+  if (c < pack_chunks(n) && pack_chunk<BITS, VEC>(n, codes, packed, c))
+    atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_INVALID_ARGUMENT);
 }
 
+template <uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(PACK_BLOCK)
-unpack_kernel(uint32_t bits, size_t n, const uint8_t *__restrict__ packed,
-              uint8_t *__restrict__ codes) {
-  const size_t units = (n + 7) / 8;
-  for (size_t u = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x; u < units;
-       u += (size_t)gridDim.x * PACK_BLOCK)
-    actq_cuda_unit::unpack_unit(bits, n, packed, codes, u);
+unpack_kernel(size_t n, const uint8_t *__restrict__ packed, uint8_t *__restrict__ codes) {
+  const size_t c = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x;
+  if (c < pack_chunks(n)) unpack_chunk<BITS, VEC>(n, packed, codes, c);
 }
 
-unsigned blocks_for_units(size_t units, int sm_count) {
-  const size_t need = (units + PACK_BLOCK - 1) / PACK_BLOCK;
-  const size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * 32;
-  return (unsigned)(need < cap ? need : cap);
-}
+/* One thread per chunk, no grid-stride loop: 2^31 - 1 blocks cover 2^46 codes. */
+unsigned blocks_for(size_t n) { return (unsigned)((pack_chunks(n) + PACK_BLOCK - 1) / PACK_BLOCK); }
 
 } /* namespace */
 
 actq_status actq_cuda_pack(actq_context *ctx, uint32_t bits, size_t n, const uint8_t *codes,
                            uint8_t *packed) {
   actq_cuda_state *st = actq_cuda(ctx);
-  pack_kernel<<<blocks_for_units((n + 7) / 8, st->sm_count), PACK_BLOCK, 0, st->stream>>>(
-      bits, n, codes, packed, st->d_error);
+  const bool vec = pack_vec_ok(codes, packed);
+  with_bits(bits, [&](auto b) {
+    if (vec)
+      pack_kernel<b, true><<<blocks_for(n), PACK_BLOCK, 0, st->stream>>>(n, codes, packed, st->d_error);
+    else
+      pack_kernel<b, false><<<blocks_for(n), PACK_BLOCK, 0, st->stream>>>(n, codes, packed, st->d_error);
+  });
   return actq_cuda_launch_status(ctx);
 }
 
 actq_status actq_cuda_unpack(actq_context *ctx, uint32_t bits, size_t n,
                              const uint8_t *packed, uint8_t *codes) {
   actq_cuda_state *st = actq_cuda(ctx);
-  unpack_kernel<<<blocks_for_units((n + 7) / 8, st->sm_count), PACK_BLOCK, 0, st->stream>>>(
-      bits, n, packed, codes);
+  const bool vec = pack_vec_ok(codes, packed);
+  with_bits(bits, [&](auto b) {
+    if (vec)
+      unpack_kernel<b, true><<<blocks_for(n), PACK_BLOCK, 0, st->stream>>>(n, packed, codes);
+    else
+      unpack_kernel<b, false><<<blocks_for(n), PACK_BLOCK, 0, st->stream>>>(n, packed, codes);
+  });
   return actq_cuda_launch_status(ctx);
 }

@@ -147,42 +147,6 @@ ACTQ_UNROLL
   else actq_cuda_io::store_unit<DT, FAST>(a.y, p.e0 + 8 * u, k, v);
 }
 
-/* Unit u of actq_pack: returns nonzero when a code was >= 2^bits (it is masked, as the
- * reference masks it, so the bytes match for any input). */
-__host__ __device__ __forceinline__ uint32_t pack_unit(uint32_t bits, size_t n,
-                                                       const uint8_t *codes, uint8_t *packed,
-                                                       size_t u) {
-  const uint32_t mask = (1u << bits) - 1u;
-  const size_t k = n - 8 * u < 8 ? n - 8 * u : 8;
-  const uint8_t *p = codes + 8 * u;
-  const uint64_t in = (k == 8 && (reinterpret_cast<uintptr_t>(p) & 7) == 0)
-                          ? *reinterpret_cast<const uint64_t *>(p)
-                          : actq_cuda_io::load_word(p, (uint32_t)k);
-  uint32_t c[8], over = 0;
-ACTQ_UNROLL
-  for (int j = 0; j < 8; j++) {
-    const uint32_t code = (uint32_t)(in >> (8 * j)) & 0xffu; /* bytes past k are 0 */
-    over |= code & ~mask;
-    c[j] = code & mask;
-  }
-  actq_cuda_io::store_word(packed + u * bits, actq_pack_word(c, 8, bits),
-                           (uint32_t)((k * bits + 7) / 8));
-  return over;
-}
-
-/* Unit u of actq_unpack. */
-__host__ __device__ __forceinline__ void unpack_unit(uint32_t bits, size_t n,
-                                                     const uint8_t *packed, uint8_t *codes,
-                                                     size_t u) {
-  const size_t k = n - 8 * u < 8 ? n - 8 * u : 8;
-  const uint64_t word = actq_cuda_io::load_word(packed + u * bits, (uint32_t)((k * bits + 7) / 8));
-  uint64_t out = 0;
-ACTQ_UNROLL
-  for (int j = 0; j < 8; j++)
-    if ((size_t)j < k) out |= (uint64_t)actq_unpack_code(word, j, bits) << (8 * j);
-  actq_cuda_io::store_word(codes + 8 * u, out, (uint32_t)k);
-}
-
 /* ---- a lane's share of one group, in the order of quantize_kernel ------------------ */
 
 /* Step 1: loads the lane's units (lane, lane + TEAM, ...), keeps the first CACHE of them

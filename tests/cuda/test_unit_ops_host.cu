@@ -3,15 +3,21 @@
 // (every group; every lane of its team; the team's minmax combined; metadata; codes)
 // must give the reference's bytes. What this cannot check (warp shuffles, CUB's block
 // reduction, the grid-stride loop, real device arithmetic) is left to the device tests.
+// Pack/unpack and fewbit (cuda/pack_ops.cuh, cuda/fewbit_ops.cuh) are walked chunk by
+// chunk, as their kernels map threads.
 #include <criterion/criterion.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "cuda/fewbit_ops.cuh"
+#include "cuda/pack_ops.cuh"
 #include "cuda/unit_ops.cuh"
 
 extern "C" {
+#include "fewbit.h"
 #include "layout.h"
 #include "support/bytes_compare.h"
 #include "support/data_gen.h"
@@ -227,26 +233,205 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
   actq_context_destroy(ref);
 }
 
+namespace {
+
+// Lengths that reach every path of the chunk mapping: short calls, whole chunks, a
+// partial last unit, a partial last chunk, and big calls (several blocks of threads).
+size_t pack_length(test_rng *rng, int it) {
+  const size_t chunk = 8 * PACK_CHUNK_UNITS;
+  switch (it % 6) {
+    case 0: return 1 + rng_below(rng, 40);
+    case 1: return chunk * (1 + rng_below(rng, 40));
+    case 2: return chunk * (1 + rng_below(rng, 40)) + 8 * rng_below(rng, PACK_CHUNK_UNITS);
+    case 3: return chunk * rng_below(rng, 40) + 1 + rng_below(rng, chunk - 1);
+    case 4: return 1 + rng_below(rng, 5000);
+    default: return chunk * 256 * (1 + rng_below(rng, 3)) + rng_below(rng, 3 * chunk);
+  }
+}
+
+// Both kernels walked as pack.cu launches them: the same vector choice, chunk by chunk.
+uint32_t emulate_pack(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *packed) {
+  uint32_t over = 0;
+  const bool vec = actq_cuda_packing::pack_vec_ok(codes, packed);
+  actq_cuda_packing::with_bits(bits, [&](auto b) {
+    for (size_t c = 0; c < actq_cuda_packing::pack_chunks(n); c++)
+      over |= vec ? actq_cuda_packing::pack_chunk<b, true>(n, codes, packed, c)
+                  : actq_cuda_packing::pack_chunk<b, false>(n, codes, packed, c);
+  });
+  return over;
+}
+
+void emulate_unpack(uint32_t bits, size_t n, const uint8_t *packed, uint8_t *codes) {
+  const bool vec = actq_cuda_packing::pack_vec_ok(codes, packed);
+  actq_cuda_packing::with_bits(bits, [&](auto b) {
+    for (size_t c = 0; c < actq_cuda_packing::pack_chunks(n); c++)
+      vec ? actq_cuda_packing::unpack_chunk<b, true>(n, packed, codes, c)
+          : actq_cuda_packing::unpack_chunk<b, false>(n, packed, codes, c);
+  });
+}
+
+// A 16-byte aligned address plus shift bytes inside buf (which has 32 bytes to spare).
+uint8_t *at_shift(std::vector<uint8_t> &buf, size_t shift) {
+  uint8_t *p = buf.data();
+  return p + (16 - (uintptr_t)p % 16) % 16 + shift;
+}
+
+}  // namespace
+
 Test(cuda_unit_ops_host, pack_unpack_equal_reference) {
   test_rng rng = {12};
   char msg[512];
   actq_context *ref = nullptr;
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
-  for (int it = 0; it < 300; it++) {
-    const uint32_t bits = 1 + (uint32_t)rng_below(&rng, 8);
-    const size_t n = 1 + rng_below(&rng, it < 50 ? 40 : 5000);
-    const size_t pbytes = actq_stream_bytes(n, bits), sc = rng_below(&rng, 9), sp = rng_below(&rng, 9);
-    std::vector<uint8_t> cbuf(n + 16), pr(pbytes), pbuf(pbytes + 16), ur(n), ubuf(n + 16);
-    uint8_t *codes = cbuf.data() + sc, *pg = pbuf.data() + sp, *ug = ubuf.data() + sc;
+  for (int it = 0; it < 960; it++) {
+    const uint32_t bits = 1 + (uint32_t)(it % 8);
+    const size_t n = pack_length(&rng, it / 8);
+    // Half the cases 16-byte aligned (the vector form), the others shifted at random.
+    const bool aligned = (it / 8) % 2 == 0;
+    const size_t sc = aligned ? 0 : rng_below(&rng, 16), sp = aligned ? 0 : rng_below(&rng, 16);
+    const size_t pbytes = actq_stream_bytes(n, bits);
+    std::vector<uint8_t> cbuf(n + 64), pr(pbytes), pbuf(pbytes + 64, 0xA5), ur(n), ubuf(n + 64, 0xA5);
+    uint8_t *codes = at_shift(cbuf, sc), *pg = at_shift(pbuf, sp), *ug = at_shift(ubuf, sc);
     fill_codes(&rng, codes, n, bits, it % 7 == 0);
     const actq_status rst = actq_pack(ref, bits, n, codes, pr.data());
     actq_unpack(ref, bits, n, pr.data(), ur.data());
-    uint32_t over = 0;
-    for (size_t u = 0; u < (n + 7) / 8; u++) over |= pack_unit(bits, n, codes, pg, u);
-    for (size_t u = 0; u < (n + 7) / 8; u++) unpack_unit(bits, n, pg, ug, u);
+    const uint32_t over = emulate_pack(bits, n, codes, pg);
+    emulate_unpack(bits, n, pg, ug);
     cr_assert_eq(over ? ACTQ_ERR_INVALID_ARGUMENT : ACTQ_OK, rst, "case %d: status", it);
-    cr_assert(bytes_equal("packed", pg, pr.data(), pbytes, msg, sizeof msg), "case %d: %s", it, msg);
-    cr_assert(bytes_equal("codes", ug, ur.data(), n, msg, sizeof msg), "case %d: %s", it, msg);
+    cr_assert(bytes_equal("packed", pg, pr.data(), pbytes, msg, sizeof msg),
+              "case %d b=%u n=%zu sc=%zu sp=%zu: %s", it, bits, n, sc, sp, msg);
+    cr_assert(bytes_all("after packed", pg + pbytes, 0xA5, pbuf.data() + pbuf.size() - pg - pbytes, msg, sizeof msg),
+              "case %d b=%u n=%zu: %s", it, bits, n, msg);
+    cr_assert(bytes_equal("codes", ug, ur.data(), n, msg, sizeof msg),
+              "case %d b=%u n=%zu sc=%zu sp=%zu: %s", it, bits, n, sc, sp, msg);
+    cr_assert(bytes_all("after codes", ug + n, 0xA5, ubuf.data() + ubuf.size() - ug - n, msg, sizeof msg),
+              "case %d b=%u n=%zu: %s", it, bits, n, msg);
+  }
+  actq_context_destroy(ref);
+}
+
+namespace {
+
+using namespace actq_cuda_fewbit;
+
+// Both fewbit kernels walked as fewbit.cu launches them: the same vector choice, chunk by
+// chunk, then (encode with y) every lane of every block in the y pass.
+template <int DT>
+int emulate_encode(const fewbit_table &t, const encode_args &a) {
+  int nan = 0;
+  actq_cuda_packing::with_bits(t.bits, [&](auto b) {
+    const bool vec = encode_vec_ok<DT, b>(a.x, a.codes);
+    const size_t nc = chunks(a.n, chunk_units<DT>());
+    for (size_t c = 0; c < nc; c++)
+      nan |= vec ? encode_chunk<DT, b, true>(a, c) : encode_chunk<DT, b, false>(a, c);
+  });
+  if (a.y)
+    for (size_t blk = 0; blk * FEWBIT_BLOCK < chunks(a.n, chunk_units<DT>()); blk++)
+      for (size_t lane = 0; lane < FEWBIT_BLOCK; lane++) encode_y_block<DT>(a, blk, lane);
+  return nan;
+}
+
+template <int DT>
+void emulate_backward(const fewbit_table &t, const backward_args &a) {
+  actq_cuda_packing::with_bits(t.bits, [&](auto b) {
+    const bool vec = backward_vec_ok<DT, b>(a.codes, a.grad_out, a.grad_in);
+    for (size_t c = 0; c < chunks(a.n, chunk_units<DT>()); c++)
+      vec ? backward_chunk<DT, b, true>(a, c) : backward_chunk<DT, b, false>(a, c);
+  });
+}
+
+// x values that reach every case of the search: the bounds and their neighbours, NaN,
+// +-0, +-Inf, denormals, ordinary values, and (16-bit types) random bit patterns.
+void fill_fewbit(test_rng *rng, const fewbit_table &t, int dt, uint8_t *x, size_t n) {
+  const uint32_t nb = (1u << t.bits) - 1u;
+  for (size_t i = 0; i < n; i++) {
+    float v;
+    const uint32_t r = (uint32_t)rng_below(rng, 16);
+    if (r < 5) v = t.bounds[rng_below(rng, nb)];
+    else if (r < 7) v = std::nextafter(t.bounds[rng_below(rng, nb)], r == 5 ? -INFINITY : INFINITY);
+    else if (r == 7) {
+      const float sp[7] = {NAN, -NAN, 0.0f, -0.0f, INFINITY, -INFINITY, 1e-40f};
+      v = sp[rng_below(rng, 7)];
+    } else if (r == 8) {
+      const uint32_t u = (uint32_t)rng_next(rng);
+      std::memcpy(&v, &u, 4);
+    } else {
+      v = (float)(12.0 * (rng_unit(rng) - 0.5));
+    }
+    if (dt == ACTQ_ARITH_F32) std::memcpy(x + 4 * i, &v, 4);
+    else if (r == 8) ((uint16_t *)x)[i] = (uint16_t)rng_next(rng);
+    else ((uint16_t *)x)[i] = dt == ACTQ_ARITH_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+  }
+}
+
+// Lengths in units of the f32 chunk (32 elements) that reach every path: short, whole
+// chunks of both chunk sizes, partial units and chunks, several blocks.
+size_t fewbit_length(test_rng *rng, int it) {
+  switch (it % 5) {
+    case 0: return 1 + rng_below(rng, 70);
+    case 1: return 64 * (1 + rng_below(rng, 60));
+    case 2: return 32 * (1 + rng_below(rng, 120)) + 1 + rng_below(rng, 31);
+    case 3: return 8 * (1 + rng_below(rng, 600));
+    default: return 64 * 256 * (1 + rng_below(rng, 2)) + rng_below(rng, 200);
+  }
+}
+
+}  // namespace
+
+Test(cuda_unit_ops_host, fewbit_equal_reference) {
+  test_rng rng = {13};
+  char msg[512];
+  actq_context *ref = nullptr;
+  cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
+  for (uint32_t bits = 1; bits <= 8; bits++) {
+    fewbit_table t;
+    const fewbit_activation act = bits == 1 ? FEWBIT_LEAKY_RELU : bits % 2 ? FEWBIT_GELU : FEWBIT_SILU;
+    cr_assert_eq(fewbit_table_build(act, act == FEWBIT_LEAKY_RELU ? 0.01f : 1.0f, bits, NULL, &t), ACTQ_OK);
+    for (int it = 0; it < 60; it++) {
+      const int dt = it % 3;
+      const size_t es = dt == ACTQ_ARITH_F32 ? 4 : 2, n = fewbit_length(&rng, it / 3);
+      const bool with_y = it % 2 == 0, aligned = (it / 6) % 2 == 0;
+      const size_t sx = aligned ? 0 : es * rng_below(&rng, 4), sy = aligned ? 0 : es * rng_below(&rng, 4);
+      const size_t sc = aligned ? 0 : rng_below(&rng, 8), cb = actq_stream_bytes(n, bits);
+      std::vector<uint8_t> xbuf(n * es + 64), ybuf(n * es + 64, 0xA5), cbuf(cb + 64, 0xA5);
+      std::vector<uint8_t> gbuf(n * es + 64), ginbuf(n * es + 64, 0xA5);
+      std::vector<uint8_t> yr(n * es), cr(cb), ginr(n * es);
+      uint8_t *x = at_shift(xbuf, sx), *y = at_shift(ybuf, sy), *codes = at_shift(cbuf, sc);
+      uint8_t *g = at_shift(gbuf, sx), *gin = at_shift(ginbuf, sy);
+      fill_fewbit(&rng, t, dt, x, n);
+      fill_fewbit(&rng, t, dt, g, n);
+      const actq_status rst = fewbit_encode(ref, &t, n, (actq_dtype)dt, x, with_y ? yr.data() : NULL, cr.data());
+      cr_assert(rst == ACTQ_OK || rst == ACTQ_ERR_NONFINITE);
+      cr_assert_eq(fewbit_backward(ref, &t, n, cr.data(), (actq_dtype)dt, g, ginr.data()), ACTQ_OK);
+
+      float bounds[256] = {0}, levels[256] = {0};
+      std::memcpy(bounds, t.bounds, ((1u << bits) - 1) * sizeof(float));
+      std::memcpy(levels, t.levels, (1u << bits) * sizeof(float));
+      const encode_args ea = {bounds, (int)t.activation, t.param, n, x, with_y ? y : nullptr, codes};
+      const int nan = dt == ACTQ_ARITH_F32 ? emulate_encode<ACTQ_ARITH_F32>(t, ea)
+                      : dt == ACTQ_ARITH_F16 ? emulate_encode<ACTQ_ARITH_F16>(t, ea)
+                                             : emulate_encode<ACTQ_ARITH_BF16>(t, ea);
+      const backward_args ba = {levels, n, codes, g, gin};
+      if (dt == ACTQ_ARITH_F32) emulate_backward<ACTQ_ARITH_F32>(t, ba);
+      else if (dt == ACTQ_ARITH_F16) emulate_backward<ACTQ_ARITH_F16>(t, ba);
+      else emulate_backward<ACTQ_ARITH_BF16>(t, ba);
+
+      cr_assert_eq(nan ? ACTQ_ERR_NONFINITE : ACTQ_OK, rst, "b=%u case %d: status", bits, it);
+      cr_assert(bytes_equal("codes", codes, cr.data(), cb, msg, sizeof msg),
+                "b=%u case %d dt=%d n=%zu sx=%zu sc=%zu: %s", bits, it, dt, n, sx, sc, msg);
+      cr_assert(bytes_all("after codes", codes + cb, 0xA5, cbuf.data() + cbuf.size() - codes - cb, msg, sizeof msg),
+                "b=%u case %d: %s", bits, it, msg);
+      if (with_y)
+        cr_assert(bytes_equal("y", y, yr.data(), n * es, msg, sizeof msg), "b=%u case %d dt=%d n=%zu: %s",
+                  bits, it, dt, n, msg);
+      cr_assert(bytes_all("after y", y + (with_y ? n * es : 0), 0xA5,
+                          ybuf.data() + ybuf.size() - y - (with_y ? n * es : 0), msg, sizeof msg),
+                "b=%u case %d: %s", bits, it, msg);
+      cr_assert(bytes_equal("grad_in", gin, ginr.data(), n * es, msg, sizeof msg),
+                "b=%u case %d dt=%d n=%zu sx=%zu sy=%zu sc=%zu: %s", bits, it, dt, n, sx, sy, sc, msg);
+      cr_assert(bytes_all("after grad_in", gin + n * es, 0xA5, ginbuf.data() + ginbuf.size() - gin - n * es, msg, sizeof msg),
+                "b=%u case %d: %s", bits, it, msg);
+    }
   }
   actq_context_destroy(ref);
 }
