@@ -76,11 +76,6 @@ __host__ __device__ __forceinline__ group_pos group_at(const group_grid &g, size
   return p;
 }
 
-__host__ __device__ __forceinline__ group_pos locate(const group_grid &g, size_t index) {
-  const size_t row = index / g.groups_per_row;
-  return group_at(g, row, index - row * g.groups_per_row);
-}
-
 /* A team's walk over groups first, first + stride, ...: the division of a group index
  * into (row, column group) once at the start, then one carry per step. */
 struct group_walk {

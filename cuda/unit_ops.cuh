@@ -102,14 +102,17 @@ __host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
                                                        uint8_t *out) {
   float u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (STOCH) unit_noise<FAST>(a, e, k, u);
-  float t[8];
+  float num[8], t[8];
 ACTQ_UNROLL
-  for (int j = 0; j < 8; j++) t[j] = actq_quot_rcp(v[j] - g.mc, g.sc, g.rcp);
+  for (int j = 0; j < 8; j++) {
+    num[j] = v[j] - g.mc;
+    t[j] = actq_quot_rcp(num[j], g.sc, g.rcp);
+  }
   bool in_domain = actq_quot_rcp_group_ok(&g);
   if (!in_domain && g.rcp_ok) { /* groups with |m| < 2^-40: each element's num */
     in_domain = true;
 ACTQ_UNROLL
-    for (int j = 0; j < 8; j++) in_domain = in_domain && (j >= k || actq_quot_rcp_lane_ok(v[j] - g.mc));
+    for (int j = 0; j < 8; j++) in_domain = in_domain && (j >= k || actq_quot_rcp_lane_ok(num[j]));
   }
   uint64_t word;
   if (in_domain) {

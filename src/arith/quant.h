@@ -200,11 +200,18 @@ ACTQ_HD int actq_quot_rcp_group_ok(const actq_group_meta *g) {
  * -Inf gives floor(t + u), to nearest-even gives rint(t). That replaces a floor or rint
  * and a float-to-integer conversion, quarter-rate instructions there; t + u >= 0 makes
  * the lower clamp a no-op. */
-ACTQ_HD uint32_t actq_code_stochastic_t(float t, float u, float levels) {
 #if defined(__CUDA_ARCH__)
-  const uint32_t q = actq_f32_bits(__fadd_rd(t + u, 8388608.0f)) & 0x7fffffu;
+/* The code q of biased = 2^23 + q (its low significand bits), clamped to L. */
+ACTQ_HD uint32_t actq_code_clamp_biased(float biased, float levels) {
+  const uint32_t q = actq_f32_bits(biased) & 0x7fffffu;
   const uint32_t L = actq_f32_bits(levels + 8388608.0f) & 0x7fffffu; /* per group: hoisted */
   return q < L ? q : L;
+}
+#endif
+
+ACTQ_HD uint32_t actq_code_stochastic_t(float t, float u, float levels) {
+#if defined(__CUDA_ARCH__)
+  return actq_code_clamp_biased(__fadd_rd(t + u, 8388608.0f), levels);
 #else
   return actq_code_clamp(actq_floorf(t + u), levels);
 #endif
@@ -212,9 +219,7 @@ ACTQ_HD uint32_t actq_code_stochastic_t(float t, float u, float levels) {
 
 ACTQ_HD uint32_t actq_code_nearest_t(float t, float levels) {
 #if defined(__CUDA_ARCH__)
-  const uint32_t q = actq_f32_bits(t + 8388608.0f) & 0x7fffffu;
-  const uint32_t L = actq_f32_bits(levels + 8388608.0f) & 0x7fffffu;
-  return q < L ? q : L;
+  return actq_code_clamp_biased(t + 8388608.0f, levels);
 #else
   return actq_code_clamp(actq_rintf(t), levels);
 #endif
