@@ -2,11 +2,11 @@
  * pack/unpack) and runs the context's kernel table over them. Work is divided by
  * actq_cpu_parallel (cpu/parallel.c); a range's result never depends on how the job was
  * divided, so every thread count gives the same bytes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
-#include "cpu/kernels.h"
 #include "cpu/parallel.h"
 #include "cpu/ref/ref.h"
 #include "fewbit/code_lut.h"
@@ -14,7 +14,7 @@
 /* ---- quantize / dequantize: ranges of the flattened (row, group) index ---------------- */
 
 typedef struct group_range_task {
-  const actq_context *ctx;
+  const actq_cpu_kernels *k;
   const actq_quant_job *qjob;
   const actq_dequant_job *djob;
 } group_range_task;
@@ -31,10 +31,9 @@ static size_t run_group_range(void *arg, size_t u0, size_t u1) {
     const size_t g0 = u0 - r * gpr;
     const size_t g1 = (u1 - r * gpr) < gpr ? (u1 - r * gpr) : gpr;
     if (t->qjob)
-      nonfinite += t->ctx->kernels->quantize_groups(t->qjob, r, g0, g1,
-                                                    t->qjob->packed + row_offset);
+      nonfinite += t->k->quantize_groups(t->qjob, r, g0, g1, t->qjob->packed + row_offset);
     else
-      t->ctx->kernels->dequantize_groups(t->djob, r, g0, g1, t->djob->packed + row_offset);
+      t->k->dequantize_groups(t->djob, r, g0, g1, t->djob->packed + row_offset);
     u0 += g1 - g0;
     row_offset += actq_stream_bytes(gr->cols, actq_grid_row_bits(gr, r));
     r++;
@@ -52,17 +51,19 @@ static size_t groups_per_chunk(const actq_grid *gr) {
 }
 
 static actq_status cpu_quantize(actq_context *ctx, const actq_quant_job *job) {
-  group_range_task t = {ctx, job, NULL};
+  actq_cpu_state *st = actq_cpu(ctx);
+  group_range_task t = {.k = st->kernels, .qjob = job};
   const actq_grid *gr = &job->grid;
-  size_t nonfinite = actq_cpu_parallel(ctx, gr->rows * gr->groups_per_row,
+  size_t nonfinite = actq_cpu_parallel(st, gr->rows * gr->groups_per_row,
                                        groups_per_chunk(gr), run_group_range, &t);
   return nonfinite ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
 
 static actq_status cpu_dequantize(actq_context *ctx, const actq_dequant_job *job) {
-  group_range_task t = {ctx, NULL, job};
+  actq_cpu_state *st = actq_cpu(ctx);
+  group_range_task t = {.k = st->kernels, .djob = job};
   const actq_grid *gr = &job->grid;
-  actq_cpu_parallel(ctx, gr->rows * gr->groups_per_row, groups_per_chunk(gr),
+  actq_cpu_parallel(st, gr->rows * gr->groups_per_row, groups_per_chunk(gr),
                     run_group_range, &t);
   return ACTQ_OK;
 }
@@ -70,7 +71,7 @@ static actq_status cpu_dequantize(actq_context *ctx, const actq_dequant_job *job
 /* ---- pack / unpack: ranges of 8-code units (each exactly `bits` bytes) ----------------- */
 
 typedef struct unit_range_task {
-  const actq_context *ctx;
+  const actq_cpu_kernels *k;
   uint32_t bits;
   size_t n;
   const uint8_t *codes_in;
@@ -83,9 +84,8 @@ static size_t run_unit_range(void *arg, size_t u0, size_t u1) {
   const unit_range_task *t = (const unit_range_task *)arg;
   const size_t c0 = u0 * 8, c1 = (u1 * 8 < t->n) ? u1 * 8 : t->n;
   if (t->packed_out)
-    return (size_t)t->ctx->kernels->pack(t->bits, c1 - c0, t->codes_in + c0,
-                                         t->packed_out + u0 * t->bits);
-  t->ctx->kernels->unpack(t->bits, c1 - c0, t->packed_in + u0 * t->bits, t->codes_out + c0);
+    return (size_t)t->k->pack(t->bits, c1 - c0, t->codes_in + c0, t->packed_out + u0 * t->bits);
+  t->k->unpack(t->bits, c1 - c0, t->packed_in + u0 * t->bits, t->codes_out + c0);
   return 0;
 }
 
@@ -95,35 +95,39 @@ static const size_t units_per_chunk = (size_t)1 << 15;
 
 static actq_status cpu_pack(actq_context *ctx, uint32_t bits, size_t n, const uint8_t *codes,
                             uint8_t *packed) {
-  unit_range_task t = {ctx, bits, n, codes, NULL, NULL, packed};
-  size_t bad = actq_cpu_parallel(ctx, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
+  actq_cpu_state *st = actq_cpu(ctx);
+  unit_range_task t = {.k = st->kernels, .bits = bits, .n = n, .codes_in = codes,
+                       .packed_out = packed};
+  size_t bad = actq_cpu_parallel(st, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
   return bad ? ACTQ_ERR_INVALID_ARGUMENT : ACTQ_OK;
 }
 
 static actq_status cpu_unpack(actq_context *ctx, uint32_t bits, size_t n,
                               const uint8_t *packed, uint8_t *codes) {
-  unit_range_task t = {ctx, bits, n, NULL, codes, packed, NULL};
-  actq_cpu_parallel(ctx, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
+  actq_cpu_state *st = actq_cpu(ctx);
+  unit_range_task t = {.k = st->kernels, .bits = bits, .n = n, .codes_out = codes,
+                       .packed_in = packed};
+  actq_cpu_parallel(st, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
   return ACTQ_OK;
 }
 
 /* ---- few-bit encode / backward: ranges of 8-element units ------------------------------ */
 
 typedef struct fewbit_task {
-  const actq_context *ctx;
+  const actq_cpu_kernels *k;
   const actq_fewbit_job *job;
 } fewbit_task;
 
 static size_t run_fewbit_encode(void *arg, size_t u0, size_t u1) {
   const fewbit_task *t = (const fewbit_task *)arg;
   const size_t i1 = u1 * 8 < t->job->n ? u1 * 8 : t->job->n;
-  return t->ctx->kernels->fewbit_encode(t->job, u0 * 8, i1);
+  return t->k->fewbit_encode(t->job, u0 * 8, i1);
 }
 
 static size_t run_fewbit_backward(void *arg, size_t u0, size_t u1) {
   const fewbit_task *t = (const fewbit_task *)arg;
   const size_t i1 = u1 * 8 < t->job->n ? u1 * 8 : t->job->n;
-  t->ctx->kernels->fewbit_backward(t->job, u0 * 8, i1);
+  t->k->fewbit_backward(t->job, u0 * 8, i1);
   return 0;
 }
 
@@ -135,30 +139,39 @@ static size_t run_fewbit_backward(void *arg, size_t u0, size_t u1) {
 #define LUT_MIN_N ((size_t)1 << 14)
 
 static actq_status cpu_fewbit_encode(actq_context *ctx, const actq_fewbit_job *job) {
+  actq_cpu_state *st = actq_cpu(ctx);
   actq_fewbit_job j = *job;
-  fewbit_task t = {ctx, &j};
+  fewbit_task t = {st->kernels, &j};
   actq_fewbit_lut *lut = NULL;
   size_t nan;
   /* Built once per call, before the threads start, and only for kernels that read it
    * (the reference kernels search). Without memory the kernels search instead. */
-  if (ctx->kernels->fewbit_encode != actq_ref_fewbit_encode && job->table->bits >= LUT_MIN_BITS &&
+  if (st->kernels->fewbit_encode != actq_ref_fewbit_encode && job->table->bits >= LUT_MIN_BITS &&
       job->n >= LUT_MIN_N) {
     lut = (actq_fewbit_lut *)malloc(actq_fewbit_lut_size(job->table->bounds, job->table->bits));
     if (lut) actq_fewbit_lut_build(lut, job->table->bounds, job->table->bits);
     j.code_lut = lut;
   }
-  nan = actq_cpu_parallel(ctx, (job->n + 7) / 8, units_per_chunk, run_fewbit_encode, &t);
+  nan = actq_cpu_parallel(st, (job->n + 7) / 8, units_per_chunk, run_fewbit_encode, &t);
   free(lut);
   return nan ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
 
 static actq_status cpu_fewbit_backward(actq_context *ctx, const actq_fewbit_job *job) {
-  fewbit_task t = {ctx, job};
-  actq_cpu_parallel(ctx, (job->n + 7) / 8, units_per_chunk, run_fewbit_backward, &t);
+  fewbit_task t = {actq_cpu(ctx)->kernels, job};
+  actq_cpu_parallel(actq_cpu(ctx), (job->n + 7) / 8, units_per_chunk, run_fewbit_backward, &t);
   return ACTQ_OK;
 }
 
 /* ---- context ---------------------------------------------------------------------------- */
+
+/* The description names what runs: the kernel table and the thread count. Renewed by every
+ * change of either, so actq_context_describe never goes stale. */
+static void cpu_describe(actq_context *ctx) {
+  const actq_cpu_state *st = actq_cpu(ctx);
+  snprintf(ctx->description, sizeof ctx->description, "cpu %s, %d thread%s", st->kernels->isa,
+           st->threads, st->threads == 1 ? "" : "s");
+}
 
 static actq_status cpu_set_stream(actq_context *ctx, void *stream) {
   (void)ctx;
@@ -172,19 +185,56 @@ static actq_status cpu_synchronize(actq_context *ctx) {
 }
 
 static actq_status cpu_set_threads(actq_context *ctx, int threads) {
-  return actq_cpu_parallel_set_threads(ctx, threads);
+  actq_cpu_state *st = actq_cpu(ctx);
+  int want;
+  if (threads < 0) return ACTQ_ERR_INVALID_ARGUMENT;
+  if (ctx->backend == ACTQ_BACKEND_CPU_REFERENCE) return ACTQ_OK; /* documented: stays 1 */
+  want = actq_cpu_thread_count(threads);
+  if (want != st->threads) { /* a pool of the new size starts at the next call */
+    actq_cpu_pool_destroy(st->pool);
+    st->pool = NULL;
+    st->threads = want;
+  }
+  cpu_describe(ctx);
+  return ACTQ_OK;
 }
 
-static void cpu_destroy(actq_context *ctx) { actq_cpu_parallel_release(ctx); }
+static void cpu_destroy(actq_context *ctx) {
+  actq_cpu_state *st = actq_cpu(ctx);
+  if (st) actq_cpu_pool_destroy(st->pool);
+  free(st);
+  ctx->state = NULL;
+}
 
 static const actq_backend_ops cpu_ops = {
-    cpu_quantize,      cpu_dequantize,       cpu_pack,        cpu_unpack,
-    cpu_fewbit_encode, cpu_fewbit_backward,  cpu_set_threads, cpu_set_stream,
-    cpu_synchronize,   cpu_destroy,
+    .quantize = cpu_quantize,
+    .dequantize = cpu_dequantize,
+    .pack = cpu_pack,
+    .unpack = cpu_unpack,
+    .fewbit_encode = cpu_fewbit_encode,
+    .fewbit_backward = cpu_fewbit_backward,
+    .set_threads = cpu_set_threads,
+    .set_stream = cpu_set_stream,
+    .synchronize = cpu_synchronize,
+    .destroy = cpu_destroy,
 };
 
 actq_status actq_cpu_context_init(actq_context *ctx, int reference) {
+  actq_cpu_state *st = (actq_cpu_state *)calloc(1, sizeof *st);
+  if (!st) return ACTQ_ERR_OUT_OF_MEMORY;
+  ctx->state = st;
   ctx->ops = &cpu_ops;
-  ctx->kernels = reference ? &actq_cpu_reference_kernels : actq_cpu_select_kernels();
-  return actq_cpu_parallel_init(ctx, reference);
+  st->kernels = reference ? &actq_cpu_reference_kernels : actq_cpu_select_kernels();
+  /* The reference backend stays on the caller's thread; the pool starts with the first
+   * call that needs it. */
+  st->threads = reference ? 1 : actq_cpu_thread_count(0);
+  cpu_describe(ctx);
+  return ACTQ_OK;
+}
+
+actq_status actq_cpu_context_use_kernels(actq_context *ctx, const actq_cpu_kernels *kernels) {
+  if (!ctx || !kernels || ctx->ops != &cpu_ops) return ACTQ_ERR_INVALID_ARGUMENT;
+  actq_cpu(ctx)->kernels = kernels;
+  cpu_describe(ctx);
+  return ACTQ_OK;
 }

@@ -26,4 +26,13 @@ typedef struct actq_cpu_kernels {
 
 extern const actq_cpu_kernels actq_cpu_reference_kernels;
 
+/* The table ACTQ_BACKEND_CPU runs: the best ISA found at run time, capped by ACTQ_CPU_ISA
+ * (cpu/select.c). */
+const actq_cpu_kernels *actq_cpu_select_kernels(void);
+
+/* Makes a CPU context run `kernels` (tests and fuzzers compare ISA paths this way; the
+ * context's description follows). ACTQ_ERR_INVALID_ARGUMENT for a context of another
+ * backend. Defined by the CPU driver (cpu/driver.c). */
+actq_status actq_cpu_context_use_kernels(actq_context *ctx, const actq_cpu_kernels *kernels);
+
 #endif /* ACTQ_CPU_KERNELS_H */

@@ -9,11 +9,9 @@
  * A context is used by one thread at a time (contract), so calls never overlap on a pool.
  */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cpu/kernels.h"
 #include "cpu/parallel.h"
 
 #define ACTQ_MAX_THREADS 256
@@ -25,11 +23,11 @@ typedef struct range_call {
 } range_call;
 
 typedef struct worker {
-  struct pool *pool;
+  struct actq_cpu_pool *pool;
   int index; /* takes calls[index] of each job that has that many ranges */
 } worker;
 
-typedef struct pool {
+typedef struct actq_cpu_pool {
   pthread_mutex_t mu;
   pthread_cond_t go, done;
   unsigned long generation; /* bumped for every job */
@@ -63,7 +61,7 @@ static void *worker_main(void *p) {
   return NULL;
 }
 
-static void pool_destroy(pool *pl) {
+void actq_cpu_pool_destroy(pool *pl) {
   int i;
   if (!pl) return;
   pthread_mutex_lock(&pl->mu);
@@ -97,10 +95,10 @@ static pool *pool_create(int helpers) {
   return pl;
 }
 
-size_t actq_cpu_parallel(const actq_context *ctx, size_t units, size_t min_units,
-                         actq_range_fn fn, void *arg) {
+size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, actq_range_fn fn,
+                         void *arg) {
   range_call calls[ACTQ_MAX_THREADS];
-  size_t t, nt = (size_t)ctx->threads, total = 0, by_workers;
+  size_t t, nt = (size_t)st->threads, total = 0, by_workers;
   pool *pl;
   if (units == 0) return 0;
   if (min_units == 0) min_units = 1;
@@ -114,13 +112,8 @@ size_t actq_cpu_parallel(const actq_context *ctx, size_t units, size_t min_units
     calls[t].u1 = calls[t].u0 + units / nt + (t < units % nt ? 1 : 0);
     calls[t].result = 0;
   }
-  /* The pool lives in the context (impl is free on CPU contexts); the context is not
-   * const to its backend, only to this signature shared with the kernels' callers. */
-  pl = (pool *)ctx->impl;
-  if (!pl) {
-    pl = pool_create(ctx->threads - 1);
-    ((actq_context *)ctx)->impl = pl;
-  }
+  if (!st->pool) st->pool = pool_create(st->threads - 1);
+  pl = st->pool;
   by_workers = pl ? (size_t)pl->nworkers + 1 : 1; /* ranges [1, by_workers) go to workers */
   if (by_workers > nt) by_workers = nt;
   if (by_workers > 1) {
@@ -146,40 +139,9 @@ size_t actq_cpu_parallel(const actq_context *ctx, size_t units, size_t min_units
   return total;
 }
 
-static int online_cpus(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
+int actq_cpu_thread_count(int requested) {
+  long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;
   if (n > ACTQ_MAX_THREADS) n = ACTQ_MAX_THREADS;
   return (int)n;
-}
-
-static void describe(actq_context *ctx) {
-  snprintf(ctx->description, sizeof ctx->description, "cpu %s, %d thread%s",
-           ctx->kernels->isa, ctx->threads, ctx->threads == 1 ? "" : "s");
-}
-
-actq_status actq_cpu_parallel_init(actq_context *ctx, int single_threaded) {
-  ctx->threads = single_threaded ? 1 : online_cpus();
-  ctx->impl = NULL; /* the pool starts with the first call that needs it */
-  describe(ctx);
-  return ACTQ_OK;
-}
-
-actq_status actq_cpu_parallel_set_threads(actq_context *ctx, int threads) {
-  int want;
-  if (threads < 0) return ACTQ_ERR_INVALID_ARGUMENT;
-  if (ctx->backend == ACTQ_BACKEND_CPU_REFERENCE) return ACTQ_OK; /* documented: stays 1 */
-  want = threads == 0 ? online_cpus() : (threads > ACTQ_MAX_THREADS ? ACTQ_MAX_THREADS : threads);
-  if (want != ctx->threads) { /* a pool of the new size starts at the next call */
-    pool_destroy((pool *)ctx->impl);
-    ctx->impl = NULL;
-  }
-  ctx->threads = want;
-  describe(ctx);
-  return ACTQ_OK;
-}
-
-void actq_cpu_parallel_release(actq_context *ctx) {
-  pool_destroy((pool *)ctx->impl);
-  ctx->impl = NULL;
 }

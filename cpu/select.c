@@ -6,16 +6,21 @@
 #  include "cpu/avx512/avx512.h"
 #endif
 #include "cpu/isa.h"
-#include "cpu/parallel.h"
+#include "cpu/kernels.h"
 #include "cpu/ref/ref.h"
 
 /* The portable kernels under the name the CPU backend reports when no ISA path applies. */
 static const actq_cpu_kernels scalar_kernels = {
-    "scalar", actq_ref_quantize_groups, actq_ref_dequantize_groups, actq_ref_pack,
-    actq_ref_unpack, actq_ref_fewbit_encode, actq_ref_fewbit_backward,
+    .isa = "scalar",
+    .quantize_groups = actq_ref_quantize_groups,
+    .dequantize_groups = actq_ref_dequantize_groups,
+    .pack = actq_ref_pack,
+    .unpack = actq_ref_unpack,
+    .fewbit_encode = actq_ref_fewbit_encode,
+    .fewbit_backward = actq_ref_fewbit_backward,
 };
 
-const struct actq_cpu_kernels *actq_cpu_select_kernels(void) {
+const actq_cpu_kernels *actq_cpu_select_kernels(void) {
 #if defined(__x86_64__)
   switch (actq_cpu_isa_selected()) {
   case ACTQ_ISA_AVX512: return &actq_cpu_avx512_kernels;

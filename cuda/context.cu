@@ -92,7 +92,7 @@ static void cuda_destroy(actq_context *ctx) {
   if (st->h_staging) cudaFreeHost(st->h_staging);
   cudaGetLastError(); /* leave no error of ours behind for the caller */
   free(st);
-  ctx->impl = NULL;
+  ctx->state = NULL;
 }
 
 static const actq_backend_ops cuda_ops = {
@@ -112,9 +112,8 @@ extern "C" actq_status actq_cuda_context_init(actq_context *ctx) {
   }
   st = (actq_cuda_state *)calloc(1, sizeof *st);
   if (!st) return ACTQ_ERR_OUT_OF_MEMORY;
-  ctx->impl = st;
+  ctx->state = st;
   ctx->ops = &cuda_ops; /* from here on, failures are cleaned up by cuda_destroy */
-  ctx->threads = 1;
   strcpy(st->device_name, "device");
 
   e = cudaGetDevice(&st->device);

@@ -1,4 +1,4 @@
-/* state.h - what a CUDA context owns (the context's `impl`), and the helpers that every
+/* state.h - what a CUDA context owns (the context's `state`), and the helpers that every
  * launcher uses to reach it: the stream, the scratch areas and the error bookkeeping.
  *
  * Deferred errors: kernels cannot return a status, so a kernel that meets a data error
@@ -35,7 +35,7 @@ struct actq_cuda_state {
 };
 
 static inline actq_cuda_state *actq_cuda(actq_context *ctx) {
-  return (actq_cuda_state *)ctx->impl;
+  return (actq_cuda_state *)ctx->state;
 }
 
 /* Maps a CUDA error to a status and keeps its name and message in the context's

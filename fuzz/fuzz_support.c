@@ -95,8 +95,8 @@ static int n_contexts;
 static void add_cpu(const actq_cpu_kernels *k, const char *name, int threads) {
   actq_context *c = NULL;
   if (actq_context_create(ACTQ_BACKEND_CPU, &c) != ACTQ_OK) fz_fail("cannot create a CPU context");
-  /* The white-box hook: the kernel table this context runs, whatever ACTQ_CPU_ISA says. */
-  c->kernels = k;
+  /* The kernel table this context runs, whatever ACTQ_CPU_ISA says. */
+  if (actq_cpu_context_use_kernels(c, k) != ACTQ_OK) fz_fail("cannot force the %s table", name);
   if (actq_context_set_threads(c, threads) != ACTQ_OK) fz_fail("set_threads(%d) failed", threads);
   contexts[n_contexts].ctx = c;
   contexts[n_contexts].name = name;

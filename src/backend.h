@@ -24,15 +24,13 @@ typedef struct actq_backend_ops {
   void (*destroy)(actq_context *ctx);
 } actq_backend_ops;
 
-struct actq_cpu_kernels; /* cpu/kernels.h */
-
+/* What every backend shares. Everything else a backend needs lives in its own state,
+ * which only that backend reads: cpu/state.h, cuda/state.h. */
 struct actq_context {
   actq_backend backend;
   const actq_backend_ops *ops;
-  const struct actq_cpu_kernels *kernels; /* CPU backends */
-  int threads;                            /* CPU: resolved thread count, >= 1 */
-  void *impl;                             /* backend-private state (CUDA) */
-  char description[96];
+  void *state;          /* the backend's private state; its destroy frees it */
+  char description[96]; /* what actq_context_describe returns; the backend keeps it true */
 };
 
 /* Backend constructors: fill ctx (already zeroed, backend set) or fail. */

@@ -6,11 +6,11 @@
 #include "cpu/avx512/avx512.h"
 
 const actq_cpu_kernels actq_cpu_avx512_kernels = {
-    "avx512",
-    actq_avx512_quantize_groups,
-    actq_avx2_dequantize_groups,
-    actq_avx2_pack,
-    actq_avx2_unpack,
-    actq_avx2_fewbit_encode,
-    actq_avx2_fewbit_backward,
+    .isa = "avx512",
+    .quantize_groups = actq_avx512_quantize_groups,
+    .dequantize_groups = actq_avx2_dequantize_groups,
+    .pack = actq_avx2_pack,
+    .unpack = actq_avx2_unpack,
+    .fewbit_encode = actq_avx2_fewbit_encode,
+    .fewbit_backward = actq_avx2_fewbit_backward,
 };

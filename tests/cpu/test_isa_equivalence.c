@@ -67,10 +67,10 @@ static void setup(void) {
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref_ctx), ACTQ_OK);
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU, &cpu_ctx), ACTQ_OK);
 #ifdef ACTQ_TEST_EMU512
-  /* the white-box hook of the fuzzers (fuzz/fuzz_support.c); set_threads renews the
-   * description from the table */
-  cpu_ctx->kernels = &actq_cpu_emu512_kernels;
-  cr_assert_eq(actq_context_set_threads(cpu_ctx, 1), ACTQ_OK);
+  cr_assert_eq(actq_cpu_context_use_kernels(cpu_ctx, &actq_cpu_emu512_kernels), ACTQ_OK);
+  /* the description names the table the context now runs */
+  cr_assert(strncmp(actq_context_describe(cpu_ctx), "cpu " ACTQ_EMU512_ISA ",",
+                    sizeof "cpu " ACTQ_EMU512_ISA) == 0, "%s", actq_context_describe(cpu_ctx));
 #endif
 }
 static void teardown(void) {
