@@ -10,7 +10,7 @@ n=${2:-1024}
 b=$root/build-noise
 mkdir -p "$b" "$out"
 cc=${CC:-cc}
-inc=(-I"$root/src" -I"$root/include" -I"$root" -I"$root/bench")
+inc=(-I"$root/include" -I"$root" -I"$root/bench")
 base=(-O3 -DNDEBUG -ffp-contract=off -fno-fast-math "${inc[@]}")
 avx2=(-mavx2 -mfma -mf16c)
 avx512=(-mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512vbmi "${avx2[@]}")

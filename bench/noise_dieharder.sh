@@ -17,7 +17,7 @@ args=("$@")
 mkdir -p "$out" "$root/build-noise"
 log=$out/dieharder-$gen${NOISE_DH_TAG:+-$NOISE_DH_TAG}.txt
 cc=${CC:-cc}
-flags=(-O2 -I"$root/src" -I"$root/include" -I"$root/bench")
+flags=(-O2 -I"$root/include" -I"$root" -I"$root/bench")
 # AES-NI only for the ARS reference (x86)
 if [ "$gen" = ars5 ]; then flags+=(-maes -msse4.2); fi
 "$cc" "${flags[@]}" "$root/bench/noise_stream.c" -o "$root/build-noise/noise_stream_$gen${NOISE_DH_TAG:+-$NOISE_DH_TAG}"

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "arith/philox.h"
+#include "src/arith/philox.h"
 
 /* ---- philox7: the library's Philox with fewer rounds -------------------------------- */
 ACTQ_HD void ng_philox_rounds(const uint32_t ctr[4], const uint32_t key[2], int rounds,

@@ -10,7 +10,7 @@ out=${1:-$root/docs/noise-data}
 arch=${2:-sm_90}
 b=$root/build-noise
 mkdir -p "$b" "$out"
-nvcc -arch="$arch" -O3 -cubin -I"$root/src" -I"$root/include" -I"$root/bench" \
+nvcc -arch="$arch" -O3 -cubin -I"$root/include" -I"$root" -I"$root/bench" \
   "$root/bench/noise_sass.cu" -o "$b/noise_sass_$arch.cubin"
 cuobjdump -sass "$b/noise_sass_$arch.cubin" >"$out/noise_sass_$arch.sass"
 { nvcc --version | tail -1; python3 "$root/bench/noise_sass_count.py" "$out/noise_sass_$arch.sass"; } |

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "src/backend.h"
 #include "cpu/parallel.h"
 #include "cpu/ref/ref.h"
-#include "fewbit/code_lut.h"
+#include "src/fewbit/code_lut.h"
 
 /* ---- quantize / dequantize: ranges of the flattened (row, group) index ---------------- */
 

@@ -6,7 +6,7 @@
 #ifndef ACTQ_CPU_KERNELS_H
 #define ACTQ_CPU_KERNELS_H
 
-#include "job.h"
+#include "src/job.h"
 
 typedef struct actq_cpu_kernels {
   const char *isa; /* "reference", "scalar", "avx2", ... */

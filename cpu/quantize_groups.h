@@ -15,10 +15,10 @@
 
 #include <string.h>
 
-#include "arith/elem.h"
-#include "arith/quant.h"
+#include "src/arith/elem.h"
+#include "src/arith/quant.h"
 #include "cpu/prefetch.h"
-#include "job.h"
+#include "src/job.h"
 
 #define ACTQ_QUANTIZE_CHUNK 1024 /* elements per noise batch */
 

@@ -4,7 +4,7 @@
 #ifndef ACTQ_CPU_STATE_H
 #define ACTQ_CPU_STATE_H
 
-#include "backend.h"
+#include "src/backend.h"
 #include "cpu/kernels.h"
 
 struct actq_cpu_pool; /* cpu/parallel.c */

@@ -6,8 +6,8 @@
  * the team size is a run-time argument; the width is a template argument instead (when
  * all rows share it), which makes every shift and mask of the unpacking a constant.
  */
-#include "arith/bitstream.h"
-#include "arith/quant.h"
+#include "src/arith/bitstream.h"
+#include "src/arith/quant.h"
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
 #include "cuda/launch.h"

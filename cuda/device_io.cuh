@@ -15,8 +15,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "arith/elem.h"
-#include "arith/quant.h" /* ACTQ_ARITH_F32 ... */
+#include "src/arith/elem.h"
+#include "src/arith/quant.h" /* ACTQ_ARITH_F32 ... */
 #include "cuda/unroll.cuh"
 
 namespace actq_cuda_io {

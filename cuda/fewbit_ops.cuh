@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 
-#include "arith/bitstream.h"
-#include "arith/fewbit.h"
+#include "src/arith/bitstream.h"
+#include "src/arith/fewbit_elem.h"
 #include "cuda/device_io.cuh"
 #include "cuda/pack_ops.cuh"
 #include "cuda/unroll.cuh"

@@ -20,7 +20,7 @@
 
 #include <cub/block/block_reduce.cuh>
 
-#include "arith/common.h"
+#include "src/arith/common.h"
 #include "cuda/unroll.cuh"
 
 #define ACTQ_CUDA_BLOCK 256

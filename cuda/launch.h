@@ -3,7 +3,7 @@
 #define ACTQ_CUDA_LAUNCH_H
 
 extern "C" {
-#include "backend.h"
+#include "src/backend.h"
 }
 
 actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job);

@@ -16,7 +16,7 @@
 
 #include <type_traits>
 
-#include "arith/bitstream.h"
+#include "src/arith/bitstream.h"
 #include "cuda/device_io.cuh"
 #include "cuda/unroll.cuh"
 

@@ -1,7 +1,7 @@
 /* quantize.cu - actq_quantize on the device: the call's arguments, then the launcher of
  * its input dtype (quantize_f32.cu, quantize_f16.cu, quantize_bf16.cu; the kernel is in
  * quantize_kernel.cuh). */
-#include "arith/philox.h"
+#include "src/arith/philox.h"
 #include "cuda/group_team.cuh"
 #include "cuda/launch.h"
 #include "cuda/quantize_launch.h"

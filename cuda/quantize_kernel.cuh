@@ -15,8 +15,8 @@
 #ifndef ACTQ_CUDA_QUANTIZE_KERNEL_CUH
 #define ACTQ_CUDA_QUANTIZE_KERNEL_CUH
 
-#include "arith/bitstream.h"
-#include "arith/quant.h"
+#include "src/arith/bitstream.h"
+#include "src/arith/quant.h"
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
 #include "cuda/occupancy.cuh"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith/bitstream.h"
+#include "src/arith/bitstream.h"
 #include "cuda/group_team.cuh"
 #include "cuda/state.h"
 

@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "backend.h"
+#include "src/backend.h"
 }
 
 struct actq_cuda_state {

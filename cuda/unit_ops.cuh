@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "arith/bitstream.h"
-#include "arith/quant.h"
+#include "src/arith/bitstream.h"
+#include "src/arith/quant.h"
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
 

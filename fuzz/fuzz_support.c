@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith/half.h"
-#include "backend.h"
+#include "src/arith/half.h"
+#include "src/backend.h"
 #include "cpu/isa.h"
 #include "cpu/kernels.h"
 #include "support/guard.h"

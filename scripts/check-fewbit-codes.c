@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "actq.h"
-#include "arith/fewbit.h"
+#include "src/arith/fewbit_elem.h"
 #include "fewbit.h"
-#include "fewbit/code_lut.h"
+#include "src/fewbit/code_lut.h"
 
 #define CHUNK ((size_t)1 << 24)
 #define THREADS 2

@@ -4,8 +4,8 @@
  * returns ACTQ_OK before any data pointer is looked at (NULL is allowed there); then NULL
  * data pointers. No backend sees an invalid job.
  */
-#include "backend.h"
-#include "layout.h"
+#include "src/backend.h"
+#include "src/layout.h"
 
 actq_status actq_quantize(actq_context *ctx, const actq_layout *layout, actq_dtype x_dtype,
                           const void *x, actq_rounding rounding, uint64_t seed,

@@ -7,7 +7,7 @@
 #ifndef ACTQ_BACKEND_H
 #define ACTQ_BACKEND_H
 
-#include "job.h"
+#include "src/job.h"
 
 typedef struct actq_backend_ops {
   actq_status (*quantize)(actq_context *ctx, const actq_quant_job *job);

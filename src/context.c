@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "src/backend.h"
 
 actq_status actq_context_create(actq_backend backend, actq_context **out) {
   actq_context *ctx;

@@ -1,5 +1,5 @@
 /* cuda_absent.c - the CUDA backend of a build without CUDA: the calls exist and say so. */
-#include "backend.h"
+#include "src/backend.h"
 
 actq_status actq_cuda_context_init(actq_context *ctx) {
   (void)ctx;

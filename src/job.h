@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "actq.h"
-#include "arith/bitstream.h"
+#include "src/arith/bitstream.h"
 #include "fewbit.h"
 
 typedef struct actq_grid {

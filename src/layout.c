@@ -1,7 +1,7 @@
 /* layout.c - validation of layouts and the sizes they imply. */
 #include <stdint.h>
 
-#include "layout.h"
+#include "src/layout.h"
 
 actq_status actq_grid_from_layout(const actq_layout *layout, actq_grid *grid) {
   size_t r;

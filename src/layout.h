@@ -2,7 +2,7 @@
 #ifndef ACTQ_LAYOUT_H
 #define ACTQ_LAYOUT_H
 
-#include "job.h"
+#include "src/job.h"
 
 /* Checks a layout and fills grid. Order of checks: NULL layout, group size, uniform
  * width, meta dtype (ACTQ_ERR_INVALID_ARGUMENT); sizes (ACTQ_ERR_SIZE_OVERFLOW when

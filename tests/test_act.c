@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arith/act.h"
+#include "src/arith/act.h"
 #include "cpu/avx2/act_avx2.h"
 #include "support/act_ref.h"
 

@@ -5,8 +5,8 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "arith/half.h"
-#include "arith/philox.h"
+#include "src/arith/half.h"
+#include "src/arith/philox.h"
 #include "support/tensor.h"
 
 __attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {

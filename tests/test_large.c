@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "actq.h"
-#include "arith/elem.h"
-#include "arith/quant.h"
+#include "src/arith/elem.h"
+#include "src/arith/quant.h"
 
 #define GS 4096
 

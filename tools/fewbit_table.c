@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "fewbit.h"
-#include "fewbit/evaluate.h"
+#include "src/fewbit/evaluate.h"
 
 static const char *const NAMES[] = {NULL,          "gelu",       "gelu_tanh", "silu",
                                     "sigmoid",     "tanh",       "softplus",  "elu",

@@ -16,7 +16,7 @@
 
 #include <immintrin.h>
 
-#include "arith/act.h"
+#include "src/arith/act.h"
 
 #define ACTQ_AVX2_ACT_FN static inline __attribute__((target("avx2")))
 

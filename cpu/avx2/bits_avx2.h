@@ -14,7 +14,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "arith/bitstream.h"
+#include "src/arith/bitstream.h"
 #include "cpu/avx2/bits_tables_avx2.h"
 
 /* 4 vectors of 8 codes (32-bit lanes, each < 256) -> 32 code bytes in element order. */

@@ -26,8 +26,8 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "arith/elem.h"
-#include "arith/quant.h"
+#include "src/arith/elem.h"
+#include "src/arith/quant.h"
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"

@@ -17,13 +17,13 @@
  */
 #include <immintrin.h>
 
-#include "arith/fewbit.h"
+#include "src/arith/fewbit_elem.h"
 #include "cpu/avx2/act_avx2.h"
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/ref/ref.h"
-#include "fewbit/code_lut.h"
+#include "src/fewbit/code_lut.h"
 
 #define INLINE static inline __attribute__((always_inline))
 

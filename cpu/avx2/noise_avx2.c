@@ -8,7 +8,7 @@
  * result per block, stored as 8 little-endian 16-bit values, i.e. actq_noise_block. */
 #include <immintrin.h>
 
-#include "arith/philox.h"
+#include "src/arith/philox.h"
 #include "cpu/avx2/avx2.h"
 
 typedef struct philox4 {

@@ -4,7 +4,7 @@
  * in the low half, vpmuludq giving the whole product in place), twice as wide. */
 #include <immintrin.h>
 
-#include "arith/philox.h"
+#include "src/arith/philox.h"
 #include "cpu/avx512/avx512.h"
 
 typedef struct philox8 {

@@ -1,6 +1,6 @@
 /* dequantize_ref.c - reference dequantization: y = fma(q, s, m), element by element. */
-#include "arith/elem.h"
-#include "arith/quant.h"
+#include "src/arith/elem.h"
+#include "src/arith/quant.h"
 #include "cpu/kernels.h"
 #include "cpu/ref/ref.h"
 

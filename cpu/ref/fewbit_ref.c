@@ -1,7 +1,7 @@
 /* fewbit_ref.c - reference few-bit encode and backward, element by element. */
-#include "arith/bitstream.h"
-#include "arith/elem.h"
-#include "arith/fewbit.h"
+#include "src/arith/bitstream.h"
+#include "src/arith/elem.h"
+#include "src/arith/fewbit_elem.h"
 #include "cpu/ref/ref.h"
 
 size_t actq_ref_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {

@@ -1,5 +1,5 @@
 /* pack_ref.c - reference packing of one row of codes, 8 codes (= `bits` bytes) at a time. */
-#include "arith/bitstream.h"
+#include "src/arith/bitstream.h"
 #include "cpu/kernels.h"
 #include "cpu/ref/ref.h"
 

@@ -1,8 +1,8 @@
 /* quantize_ref.c - reference group quantization: the shared group loop with scalar passes,
  * element by element straight from the shared arithmetic (the true division included).
  * The oracle the other backends must equal. */
-#include "arith/elem.h"
-#include "arith/quant.h"
+#include "src/arith/elem.h"
+#include "src/arith/quant.h"
 #include "cpu/kernels.h"
 #include "cpu/quantize_groups.h"
 #include "cpu/ref/ref.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc/alloc.h"
+#include "src/alloc/alloc.h"
 
 /* floor(v * t) for 0 <= v < 8 exactly: v = M * 2^(e-53) with an integer M < 2^53, so
  * the product is M*t (at most 117 bits, formed from 32-bit halves) shifted right. */

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/alloc.h"
+#include "src/alloc/alloc.h"
 
 static uint64_t gcd64(uint64_t a, uint64_t b) {
   while (b) {

@@ -28,7 +28,7 @@
  * (bench/alloc_stress.c). */
 #include <stdlib.h>
 
-#include "alloc/alloc.h"
+#include "src/alloc/alloc.h"
 
 typedef struct upgrade {
   double key;    /* gain per bit*element */

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/alloc.h"
+#include "src/alloc/alloc.h"
 
 #define BLOCK 64u
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/alloc.h"
+#include "src/alloc/alloc.h"
 
 #define NBUCKET 2048u
 

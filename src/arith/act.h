@@ -29,9 +29,9 @@
 #ifndef ACTQ_ARITH_ACT_H
 #define ACTQ_ARITH_ACT_H
 
-#include "act_exp.h"
-#include "act_log.h"
-#include "act_ncdf.h"
+#include "src/arith/act_exp.h"
+#include "src/arith/act_log.h"
+#include "src/arith/act_ncdf.h"
 
 /* The activation numbers of fewbit_activation (ABI.md section 4). */
 enum {

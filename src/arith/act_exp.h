@@ -21,7 +21,7 @@
 #ifndef ACTQ_ARITH_ACT_EXP_H
 #define ACTQ_ARITH_ACT_EXP_H
 
-#include "common.h"
+#include "src/arith/common.h"
 
 #define ACTQ_LOG2E_F 0x1.715476p+0f
 #define ACTQ_ROUND_MAGIC_F 0x1.8p+23f /* (v + M) - M = rint(v) for |v| < 2^22 */

@@ -13,7 +13,7 @@
 #ifndef ACTQ_ARITH_ACT_LOG_H
 #define ACTQ_ARITH_ACT_LOG_H
 
-#include "act_exp.h"
+#include "src/arith/act_exp.h"
 
 #define ACTQ_SQRT2_F 0x1.6a09e6p+0f
 /* ln2 = LN2_F + LN2_LO_F to 2^-53 */

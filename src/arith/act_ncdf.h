@@ -16,7 +16,7 @@
 #ifndef ACTQ_ARITH_ACT_NCDF_H
 #define ACTQ_ARITH_ACT_NCDF_H
 
-#include "act_exp.h"
+#include "src/arith/act_exp.h"
 
 /* piece i covers [edge i-1, edge i), edges 43/64, 1, 1.5, 2.25, 3.375, 5, 7.5, 11, 14.75 */
 #define ACTQ_NCDF_CENTRAL_MAX_F 0.671875f

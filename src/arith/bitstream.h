@@ -8,7 +8,7 @@
 #ifndef ACTQ_ARITH_BITSTREAM_H
 #define ACTQ_ARITH_BITSTREAM_H
 
-#include "common.h"
+#include "src/arith/common.h"
 
 /* Bytes of a stream of n codes of b bits: ceil(n*b/8), without overflow for any n. */
 ACTQ_HD size_t actq_stream_bytes(size_t n, uint32_t bits) {

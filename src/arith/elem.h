@@ -2,7 +2,7 @@
 #ifndef ACTQ_ARITH_ELEM_H
 #define ACTQ_ARITH_ELEM_H
 
-#include "half.h"
+#include "src/arith/half.h"
 
 /* Elements are read and written through memcpy, so a buffer that is not aligned to its
  * element type (an f32 array at an odd address) is still defined behaviour; compilers

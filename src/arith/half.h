@@ -10,7 +10,7 @@
 #ifndef ACTQ_ARITH_HALF_H
 #define ACTQ_ARITH_HALF_H
 
-#include "common.h"
+#include "src/arith/common.h"
 
 ACTQ_HD float actq_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;

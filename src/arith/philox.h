@@ -13,7 +13,7 @@
 #ifndef ACTQ_ARITH_PHILOX_H
 #define ACTQ_ARITH_PHILOX_H
 
-#include "common.h"
+#include "src/arith/common.h"
 
 #define ACTQ_PHILOX_M0 0xD2511F53u
 #define ACTQ_PHILOX_M1 0xCD9E8D57u

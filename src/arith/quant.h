@@ -12,8 +12,8 @@
 #ifndef ACTQ_ARITH_QUANT_H
 #define ACTQ_ARITH_QUANT_H
 
-#include "half.h"
-#include "philox.h"
+#include "src/arith/half.h"
+#include "src/arith/philox.h"
 
 /* Metadata dtypes, numbered as actq_dtype (kept free of the public header so that device
  * code can include this file alone). */

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "fewbit/deriv.h"
-#include "layout.h"
+#include "src/backend.h"
+#include "src/fewbit/deriv.h"
+#include "src/layout.h"
 
 static actq_status check_table(const fewbit_table *t) {
   uint32_t i, nb;

@@ -1,11 +1,11 @@
 /* cells.c - see cells.h. */
-#include "fewbit/cells.h"
+#include "src/fewbit/cells.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fewbit/deriv.h"
+#include "src/fewbit/deriv.h"
 
 /* 8-point Gauss-Legendre on [-1, 1]: exact for polynomials of degree 15; cells are small
  * and f' is smooth inside a cell (kinks sit on edges), so the error is far below what the

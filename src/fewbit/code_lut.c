@@ -1,5 +1,5 @@
 /* code_lut.c - builds the constant-time code table of code_lut.h. */
-#include "fewbit/code_lut.h"
+#include "src/fewbit/code_lut.h"
 
 /* -0 takes +0's key, so that x = +0 and x = -0 both stay at or below that bound. */
 static uint32_t bound_key(float b) {

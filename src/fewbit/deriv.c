@@ -1,6 +1,6 @@
 /* deriv.c - activation derivatives from their closed forms (checked against numerical
  * derivatives of the forward functions in tests/fewbit/test_deriv.c). */
-#include "fewbit/deriv.h"
+#include "src/fewbit/deriv.h"
 
 #include <math.h>
 

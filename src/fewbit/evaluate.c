@@ -1,7 +1,7 @@
 /* evaluate.c - see evaluate.h. */
-#include "fewbit/evaluate.h"
+#include "src/fewbit/evaluate.h"
 
-#include "fewbit/deriv.h"
+#include "src/fewbit/deriv.h"
 
 actq_weight_fn actq_weight_from_options(const fewbit_options *o) {
   actq_weight_fn w;

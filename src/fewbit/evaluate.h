@@ -4,7 +4,7 @@
 #ifndef ACTQ_FEWBIT_EVALUATE_H
 #define ACTQ_FEWBIT_EVALUATE_H
 
-#include "fewbit/cells.h"
+#include "src/fewbit/cells.h"
 
 /* integral of w (f' - q)^2 over the weight's domain, for an analytic table. */
 double actq_fewbit_table_error(const fewbit_table *t, const actq_weight_fn *w);

@@ -10,7 +10,7 @@
  * A warm start at the previous j's split makes `best` good early. Nothing is assumed
  * about the shape of g (no Monge property), so the result is the exact optimum.
  */
-#include "fewbit/partition.h"
+#include "src/fewbit/partition.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "fewbit.h"
-#include "fewbit/cells.h"
-#include "fewbit/deriv.h"
-#include "fewbit/evaluate.h"
-#include "fewbit/partition.h"
+#include "src/fewbit/cells.h"
+#include "src/fewbit/deriv.h"
+#include "src/fewbit/evaluate.h"
+#include "src/fewbit/partition.h"
 
 /* Cells per level at the default grid: enough that the table's error is within 0.1% of
  * the continuous optimum (tests/fewbit/test_table.c checks it against a grid 8x finer),

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arith/quant.h"
+#include "src/arith/quant.h"
 
 #define QUOT_K 16
 

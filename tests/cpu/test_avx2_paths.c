@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arith/half.h"
+#include "src/arith/half.h"
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/isa.h"

@@ -20,14 +20,14 @@
 #include <string.h>
 
 #include "actq.h"
-#include "arith/bitstream.h"
-#include "arith/half.h"
+#include "src/arith/bitstream.h"
+#include "src/arith/half.h"
 #include "cpu/isa.h"
 
 #ifdef ACTQ_TEST_EMU512
-#  include "arith/philox.h"
+#  include "src/arith/philox.h"
 #  include "avx512_emulated.h"
-#  include "backend.h"
+#  include "src/backend.h"
 #  include "cpu/avx512/avx512.h"
 #  include "cpu/quantize_groups.h"
 #endif

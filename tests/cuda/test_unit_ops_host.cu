@@ -18,7 +18,7 @@
 
 extern "C" {
 #include "fewbit.h"
-#include "layout.h"
+#include "src/layout.h"
 #include "support/bytes_compare.h"
 #include "support/data_gen.h"
 }

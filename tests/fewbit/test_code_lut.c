@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith/fewbit.h"
+#include "src/arith/fewbit_elem.h"
 #include "fewbit.h"
-#include "fewbit/code_lut.h"
+#include "src/fewbit/code_lut.h"
 #include "support/tensor.h"
 
 static float from_bits(uint32_t u) {

@@ -2,7 +2,7 @@
  * the forward functions, away from kinks, for every activation and several parameters. */
 #include <criterion/criterion.h>
 
-#include "fewbit/deriv.h"
+#include "src/fewbit/deriv.h"
 #include "fewbit/forward_double.h"
 
 Test(deriv, closed_forms_match_numerical_derivatives) {

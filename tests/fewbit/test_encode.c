@@ -152,7 +152,7 @@ Test(encode, bad_input) {
 
 /* y = f(x) as written by every backend equals the shared float32 forward, rounded to the
  * dtype, for every activation (the functions' accuracy is tests/test_act.c's subject). */
-#include "arith/act.h"
+#include "src/arith/act.h"
 #include "fewbit/forward_double.h"
 
 Test(encode, y_is_the_shared_forward_every_activation, .timeout = 120) {

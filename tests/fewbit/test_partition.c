@@ -4,7 +4,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "fewbit/partition.h"
+#include "src/fewbit/partition.h"
 #include "support/tensor.h"
 
 enum { MAXN = 12 };

@@ -10,7 +10,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "arith/act.h"
+#include "src/arith/act.h"
 
 static const double selu_lambda = 1.0507009873554804934193349852946;
 static const double selu_alpha = 1.6732632423543772848170429916717;

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "arith/half.h"
+#include "src/arith/half.h"
 
 uint64_t rng_next(test_rng *r) {
   uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);

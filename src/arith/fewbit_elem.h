@@ -3,8 +3,8 @@
 #ifndef ACTQ_ARITH_FEWBIT_H
 #define ACTQ_ARITH_FEWBIT_H
 
-#include "act.h"
-#include "common.h"
+#include "src/arith/act.h"
+#include "src/arith/common.h"
 
 /* Number of bounds strictly below x, for 2^bits - 1 increasing bounds: a branch-free
  * binary search of `bits` steps. NaN compares false everywhere and gets code 0. */
