@@ -99,7 +99,7 @@ ffi::Error Quantize(ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
   if (ffi::Error e = check_count("the noise counter", noise.element_count(), 4); e.failure())
     return e;
   actq_layout lay;
-  size_t nbytes, groups;
+  size_t nbytes = 0, groups = 0;
   if (ffi::Error e = make_layout(x.element_count(), rows, group_size, bits, meta, &lay,
                                  &nbytes, &groups);
       e.failure())
@@ -135,7 +135,7 @@ ffi::Error Dequantize(ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin, ffi::Any
     return bad("actq_dequantize: y must be float32, float16 or bfloat16");
   if (ffi::Error e = metadata_type(gmin, gscale, &meta); e.failure()) return e;
   actq_layout lay;
-  size_t nbytes, groups;
+  size_t nbytes = 0, groups = 0;
   if (ffi::Error e = make_layout(y->element_count(), rows, group_size, bits, meta, &lay,
                                  &nbytes, &groups);
       e.failure())
@@ -172,8 +172,8 @@ ffi::Error encode(ffi::AnyBuffer x, ffi::Buffer<ffi::U8> &codes, ffi::AnyBuffer 
     return bad("fewbit_encode: x must be float32, float16 or bfloat16");
   if (y && (y->element_type() != x.element_type() || y->element_count() != x.element_count()))
     return bad("fewbit_encode: y must have x's dtype and size");
-  const fewbit_table *table;
-  size_t n = x.element_count(), code_bytes;
+  const fewbit_table *table = nullptr;
+  size_t n = x.element_count(), code_bytes = 0;
   if (ffi::Error e = table_and_code_bytes(activation, param, bits, n, &table, &code_bytes);
       e.failure())
     return e;
@@ -207,8 +207,8 @@ ffi::Error FewbitBackward(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
   if (grad_in->element_type() != grad.element_type() ||
       grad_in->element_count() != grad.element_count())
     return bad("fewbit_backward: grad_in must have the gradient's dtype and size");
-  const fewbit_table *table;
-  size_t n = grad.element_count(), code_bytes;
+  const fewbit_table *table = nullptr;
+  size_t n = grad.element_count(), code_bytes = 0;
   if (ffi::Error e = table_and_code_bytes(activation, param, bits, n, &table, &code_bytes);
       e.failure())
     return e;
