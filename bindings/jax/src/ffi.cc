@@ -1,0 +1,278 @@
+// ffi.cc - XLA FFI handlers (CPU) over libactq's C ABI, for jax.ffi.ffi_call.
+//
+// Each handler checks that the buffers XLA hands it have exactly the sizes the library
+// will read and write (the Python side computes them to declare the result shapes), then
+// makes one library call. Any failure comes back to JAX as an error carrying the
+// library's status string; nothing is written outside the buffers XLA gave.
+//
+// Integer attributes are int64 (numpy.int64 on the Python side), the activation's
+// parameter a float32. Data may be float32, float16 or bfloat16; metadata likewise.
+#include <cstdint>
+#include <string>
+
+#include "actq.h"
+#include "contexts.h"
+#include "fewbit.h"
+#include "tables.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+using actq_jax::LentContext;
+
+namespace {
+
+ffi::Error library_error(const char *call, actq_status s) {
+  ffi::ErrorCode code = ffi::ErrorCode::kInternal;
+  switch (s) {
+    case ACTQ_ERR_INVALID_ARGUMENT:
+    case ACTQ_ERR_NONFINITE:
+      code = ffi::ErrorCode::kInvalidArgument;
+      break;
+    case ACTQ_ERR_UNSUPPORTED:
+      code = ffi::ErrorCode::kUnimplemented;
+      break;
+    case ACTQ_ERR_OUT_OF_MEMORY:
+    case ACTQ_ERR_SIZE_OVERFLOW:
+      code = ffi::ErrorCode::kResourceExhausted;
+      break;
+    default:
+      break;
+  }
+  return ffi::Error(code, std::string(call) + ": " + actq_status_string(s));
+}
+
+ffi::Error bad(const std::string &what) { return ffi::Error::InvalidArgument(what); }
+
+bool actq_type(ffi::DataType t, actq_dtype *d) {
+  switch (t) {
+    case ffi::DataType::F32: *d = ACTQ_F32; return true;
+    case ffi::DataType::F16: *d = ACTQ_F16; return true;
+    case ffi::DataType::BF16: *d = ACTQ_BF16; return true;
+    default: return false;
+  }
+}
+
+bool fits_u32(int64_t v) { return v >= 0 && v <= INT64_C(0xffffffff); }
+
+// The rows x cols layout of n elements, as actq_layout_sizes validates it.
+ffi::Error make_layout(size_t n, int64_t rows, int64_t group_size, int64_t bits,
+                       actq_dtype meta, actq_layout *lay, size_t *packed_bytes,
+                       size_t *groups) {
+  if (rows < 0 || (rows == 0 && n != 0) || (rows > 0 && n % static_cast<size_t>(rows)))
+    return bad("actq: " + std::to_string(n) + " elements do not split into " +
+               std::to_string(rows) + " rows");
+  if (!fits_u32(group_size) || !fits_u32(bits))
+    return library_error("actq_layout_sizes", ACTQ_ERR_INVALID_ARGUMENT);
+  lay->rows = static_cast<size_t>(rows);
+  lay->cols = rows ? n / static_cast<size_t>(rows) : 0;
+  lay->group_size = static_cast<uint32_t>(group_size);
+  lay->bits = static_cast<uint32_t>(bits);
+  lay->row_bits = nullptr;
+  lay->meta_dtype = meta;
+  actq_status s = actq_layout_sizes(lay, packed_bytes, groups);
+  if (s != ACTQ_OK) return library_error("actq_layout_sizes", s);
+  return ffi::Error::Success();
+}
+
+ffi::Error metadata_type(ffi::AnyBuffer gmin, ffi::AnyBuffer gscale, actq_dtype *meta) {
+  actq_dtype other;
+  if (!actq_type(gmin.element_type(), meta) || !actq_type(gscale.element_type(), &other) ||
+      other != *meta)
+    return bad("actq: group minimum and scale must share one of float32, float16, bfloat16");
+  return ffi::Error::Success();
+}
+
+ffi::Error check_count(const char *what, size_t got, size_t want) {
+  if (got == want) return ffi::Error::Success();
+  return bad(std::string("actq: ") + what + " holds " + std::to_string(got) +
+             " entries, the layout needs " + std::to_string(want));
+}
+
+ffi::Error Quantize(ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
+                    ffi::Result<ffi::Buffer<ffi::U8>> packed, ffi::Result<ffi::AnyBuffer> gmin,
+                    ffi::Result<ffi::AnyBuffer> gscale, int64_t rows, int64_t group_size,
+                    int64_t bits, int64_t rounding) {
+  actq_dtype xd, meta;
+  if (!actq_type(x.element_type(), &xd))
+    return bad("actq_quantize: x must be float32, float16 or bfloat16");
+  if (ffi::Error e = metadata_type(*gmin, *gscale, &meta); e.failure()) return e;
+  if (ffi::Error e = check_count("the noise counter", noise.element_count(), 4); e.failure())
+    return e;
+  actq_layout lay;
+  size_t nbytes = 0, groups = 0;
+  if (ffi::Error e = make_layout(x.element_count(), rows, group_size, bits, meta, &lay,
+                                 &nbytes, &groups);
+      e.failure())
+    return e;
+  if (ffi::Error e = check_count("packed", packed->element_count(), nbytes); e.failure())
+    return e;
+  if (ffi::Error e = check_count("group_min", gmin->element_count(), groups); e.failure())
+    return e;
+  if (ffi::Error e = check_count("group_scale", gscale->element_count(), groups); e.failure())
+    return e;
+  if (rounding != ACTQ_ROUND_STOCHASTIC && rounding != ACTQ_ROUND_NEAREST)
+    return library_error("actq_quantize", ACTQ_ERR_INVALID_ARGUMENT);
+  // (seed low word, seed high word, offset low word, offset high word): 32-bit words,
+  // because JAX arrays are 32-bit unless x64 is enabled.
+  const uint32_t *w = noise.typed_data();
+  uint64_t seed = w[0] | static_cast<uint64_t>(w[1]) << 32;
+  uint64_t offset = w[2] | static_cast<uint64_t>(w[3]) << 32;
+  LentContext ctx;
+  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  actq_status s = actq_quantize(ctx.get(), &lay, xd, x.untyped_data(),
+                                static_cast<actq_rounding>(rounding), seed, offset,
+                                packed->untyped_data(), gmin->untyped_data(),
+                                gscale->untyped_data());
+  if (s != ACTQ_OK) return library_error("actq_quantize", s);
+  return ffi::Error::Success();
+}
+
+ffi::Error Dequantize(ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin, ffi::AnyBuffer gscale,
+                      ffi::Result<ffi::AnyBuffer> y, int64_t rows, int64_t group_size,
+                      int64_t bits) {
+  actq_dtype yd, meta;
+  if (!actq_type(y->element_type(), &yd))
+    return bad("actq_dequantize: y must be float32, float16 or bfloat16");
+  if (ffi::Error e = metadata_type(gmin, gscale, &meta); e.failure()) return e;
+  actq_layout lay;
+  size_t nbytes = 0, groups = 0;
+  if (ffi::Error e = make_layout(y->element_count(), rows, group_size, bits, meta, &lay,
+                                 &nbytes, &groups);
+      e.failure())
+    return e;
+  if (ffi::Error e = check_count("packed", packed.element_count(), nbytes); e.failure())
+    return e;
+  if (ffi::Error e = check_count("group_min", gmin.element_count(), groups); e.failure())
+    return e;
+  if (ffi::Error e = check_count("group_scale", gscale.element_count(), groups); e.failure())
+    return e;
+  LentContext ctx;
+  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  actq_status s = actq_dequantize(ctx.get(), &lay, packed.untyped_data(), gmin.untyped_data(),
+                                  gscale.untyped_data(), yd, y->untyped_data());
+  if (s != ACTQ_OK) return library_error("actq_dequantize", s);
+  return ffi::Error::Success();
+}
+
+// The table of the attributes and the code bytes n elements need.
+ffi::Error table_and_code_bytes(int64_t activation, float param, int64_t bits, size_t n,
+                                const fewbit_table **table, size_t *code_bytes) {
+  actq_status s = actq_jax::cached_table(activation, param, bits, table);
+  if (s != ACTQ_OK) return library_error("fewbit_table_build", s);
+  if (n > SIZE_MAX / 8) return library_error("fewbit", ACTQ_ERR_SIZE_OVERFLOW);
+  *code_bytes = (n * static_cast<size_t>(bits) + 7) / 8;
+  return ffi::Error::Success();
+}
+
+// y may be NULL: codes only.
+ffi::Error encode(ffi::AnyBuffer x, ffi::Buffer<ffi::U8> &codes, ffi::AnyBuffer *y,
+                  int64_t activation, float param, int64_t bits) {
+  actq_dtype xd;
+  if (!actq_type(x.element_type(), &xd))
+    return bad("fewbit_encode: x must be float32, float16 or bfloat16");
+  if (y && (y->element_type() != x.element_type() || y->element_count() != x.element_count()))
+    return bad("fewbit_encode: y must have x's dtype and size");
+  const fewbit_table *table = nullptr;
+  size_t n = x.element_count(), code_bytes = 0;
+  if (ffi::Error e = table_and_code_bytes(activation, param, bits, n, &table, &code_bytes);
+      e.failure())
+    return e;
+  if (ffi::Error e = check_count("codes", codes.element_count(), code_bytes); e.failure())
+    return e;
+  LentContext ctx;
+  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  actq_status s = fewbit_encode(ctx.get(), table, n, xd, x.untyped_data(),
+                                y ? y->untyped_data() : nullptr, codes.untyped_data());
+  if (s != ACTQ_OK) return library_error("fewbit_encode", s);
+  return ffi::Error::Success();
+}
+
+ffi::Error FewbitEncode(ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                        ffi::Result<ffi::AnyBuffer> y, int64_t activation, float param,
+                        int64_t bits) {
+  return encode(x, *codes, &*y, activation, param, bits);
+}
+
+ffi::Error FewbitCodes(ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                       int64_t activation, float param, int64_t bits) {
+  return encode(x, *codes, nullptr, activation, param, bits);
+}
+
+ffi::Error FewbitBackward(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
+                          ffi::Result<ffi::AnyBuffer> grad_in, int64_t activation, float param,
+                          int64_t bits) {
+  actq_dtype gd;
+  if (!actq_type(grad.element_type(), &gd))
+    return bad("fewbit_backward: the gradient must be float32, float16 or bfloat16");
+  if (grad_in->element_type() != grad.element_type() ||
+      grad_in->element_count() != grad.element_count())
+    return bad("fewbit_backward: grad_in must have the gradient's dtype and size");
+  const fewbit_table *table = nullptr;
+  size_t n = grad.element_count(), code_bytes = 0;
+  if (ffi::Error e = table_and_code_bytes(activation, param, bits, n, &table, &code_bytes);
+      e.failure())
+    return e;
+  if (ffi::Error e = check_count("codes", codes.element_count(), code_bytes); e.failure())
+    return e;
+  LentContext ctx;
+  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  actq_status s = fewbit_backward(ctx.get(), table, n, codes.untyped_data(), gd,
+                                  grad.untyped_data(), grad_in->untyped_data());
+  if (s != ACTQ_OK) return library_error("fewbit_backward", s);
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+// The library is built with hidden visibility: only these entry points are exported.
+#pragma GCC visibility push(default)
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_quantize, Quantize,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Ret<ffi::Buffer<ffi::U8>>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<int64_t>("rows")
+                                  .Attr<int64_t>("group_size")
+                                  .Attr<int64_t>("bits")
+                                  .Attr<int64_t>("rounding"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_dequantize, Dequantize,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::U8>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<int64_t>("rows")
+                                  .Attr<int64_t>("group_size")
+                                  .Attr<int64_t>("bits"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_encode, FewbitEncode,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::Buffer<ffi::U8>>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<int64_t>("activation")
+                                  .Attr<float>("param")
+                                  .Attr<int64_t>("bits"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_codes, FewbitCodes,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::Buffer<ffi::U8>>()
+                                  .Attr<int64_t>("activation")
+                                  .Attr<float>("param")
+                                  .Attr<int64_t>("bits"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_backward, FewbitBackward,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::U8>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<int64_t>("activation")
+                                  .Attr<float>("param")
+                                  .Attr<int64_t>("bits"));
+
+#pragma GCC visibility pop
