@@ -28,7 +28,7 @@ typedef struct actq_quantize_hooks {
   /* Pass 1 over elements [i0, i0 + n) of x, n a positive multiple of 8: min and max
    * (equal to the reference's up to the sign of zero, which the metadata ignores) and
    * whether every value is finite. */
-  void (*range)(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
+  void (*range)(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                 int *finite);
   /* The 16-bit noise of Philox blocks block0 .. block0 + nblocks - 1 in element order;
    * may write up to ACTQ_QUANTIZE_NOISE_SLACK values more. */
@@ -37,7 +37,7 @@ typedef struct actq_quantize_hooks {
   /* Codes of the `units` whole units of 8 elements from flat index i (noise[j] is the
    * noise of element i + j), packed to out. Stores may run past the units' bytes up to
    * `end` (the range's last byte: later stores, in order, rewrite the overshoot). */
-  void (*units)(const void *x, int dt, int stochastic, size_t i, size_t units,
+  void (*units)(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                 const actq_group_meta *g, const uint16_t *noise, uint32_t bits, uint8_t *out,
                 const uint8_t *end);
 } actq_quantize_hooks;
@@ -47,7 +47,7 @@ typedef struct actq_quantize_hooks {
 #define ACTQ_QUANTIZE_NOISE_SLACK 192
 
 /* A row's last, partial unit (k < 8 elements from flat index i). */
-ACTQ_INLINE void actq_quantize_partial_unit(const void *x, int dt, int stochastic, size_t i,
+ACTQ_INLINE void actq_quantize_partial_unit(const void *x, actq_dtype dt, int stochastic, size_t i,
                                             size_t k, const actq_group_meta *g,
                                             const uint16_t *noise, uint32_t bits,
                                             uint8_t *out) {
@@ -63,7 +63,7 @@ ACTQ_INLINE void actq_quantize_partial_unit(const void *x, int dt, int stochasti
 /* Groups [g0, g1) of row r, whose packed bytes start at row_packed; returns how many of
  * them were nonfinite. */
 ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r, size_t g0,
-                                             size_t g1, uint8_t *row_packed, int dt,
+                                             size_t g1, uint8_t *row_packed, actq_dtype dt,
                                              int stochastic, const actq_quantize_hooks *h) {
   const actq_grid *gr = &job->grid;
   const uint32_t bits = actq_grid_row_bits(gr, r);
@@ -90,9 +90,9 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
     }
     for (c = c0 + whole; c < c1; c++) /* the row's last, partial unit */
       actq_minmax_step(actq_load_elem(job->x, dt, base + c), &mn, &mx, &finite, &seen);
-    actq_group_meta_compute(mn, mx, finite, bits, (int)gr->meta_dtype, &g);
-    actq_store_elem(job->group_min, (int)gr->meta_dtype, meta_index, g.m);
-    actq_store_elem(job->group_scale, (int)gr->meta_dtype, meta_index, g.s);
+    actq_group_meta_compute(mn, mx, finite, bits, gr->meta_dtype, &g);
+    actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g.m);
+    actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g.s);
     if (g.nonfinite) {
       nonfinite++;
       memset(gout, 0, actq_stream_bytes(c1 - c0, bits));

@@ -22,7 +22,7 @@ using namespace actq_cuda_team;
 using namespace actq_cuda_unit;
 
 /* team_log2: log2 of the team size (team_for); teams of a block walk their groups. */
-template <int DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequant_args a,
                                                                      unsigned team_log2) {
   const size_t team = (size_t)1 << team_log2, per_block = ACTQ_CUDA_BLOCK >> team_log2;
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequa
     dequantize_lane<DT, BITS, FAST>(a, group_at(a.grid, w.row, w.gi), lane, team);
 }
 
-template <int DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST>
 void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
   constexpr auto kernel = dequantize_kernel<DT, BITS, FAST>;
   unsigned team_log2 = 0;
@@ -43,14 +43,14 @@ void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
   kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a, team_log2);
 }
 
-template <int DT, int BITS>
+template <actq_dtype DT, int BITS>
 void launch_bits(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
   if (fast) launch<DT, BITS, true>(a, team, sm_count, s);
   else launch<DT, BITS, false>(a, team, sm_count, s);
 }
 
 /* bits: the uniform width, or 0 for per-row widths. */
-template <int DT>
+template <actq_dtype DT>
 void launch_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, int sm_count,
                   cudaStream_t s) {
   switch (bits) {
@@ -79,16 +79,16 @@ actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job)
   a.packed = job->packed;
   a.group_min = job->group_min;
   a.group_scale = job->group_scale;
-  a.meta_dtype = (int)gr->meta_dtype;
+  a.meta_dtype = gr->meta_dtype;
   a.y = job->y;
 
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->y % 16) == 0;
   const int team = team_for_call(gr->group_size, a.grid.groups, st->sm_count);
   const uint32_t bits = gr->row_bits ? 0u : gr->bits;
   switch (job->y_dtype) {
-    case ACTQ_F16: launch_dtype<ACTQ_ARITH_F16>(a, bits, team, fast, st->sm_count, st->stream); break;
-    case ACTQ_BF16: launch_dtype<ACTQ_ARITH_BF16>(a, bits, team, fast, st->sm_count, st->stream); break;
-    default: launch_dtype<ACTQ_ARITH_F32>(a, bits, team, fast, st->sm_count, st->stream); break;
+    case ACTQ_F16: launch_dtype<ACTQ_F16>(a, bits, team, fast, st->sm_count, st->stream); break;
+    case ACTQ_BF16: launch_dtype<ACTQ_BF16>(a, bits, team, fast, st->sm_count, st->stream); break;
+    default: launch_dtype<ACTQ_F32>(a, bits, team, fast, st->sm_count, st->stream); break;
   }
   return actq_cuda_launch_status(ctx);
 }

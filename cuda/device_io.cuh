@@ -16,17 +16,17 @@
 #include <cuda_fp16.h>
 
 #include "src/arith/elem.h"
-#include "src/arith/quant.h" /* ACTQ_ARITH_F32 ... */
+#include "src/arith/quant.h" /* ACTQ_F32 ... */
 #include "cuda/unroll.cuh"
 
 namespace actq_cuda_io {
 
 /* v[0..k) = elements e .. e+k-1 of x; v[k..8) = 0. */
-template <int DT, bool VEC>
+template <actq_dtype DT, bool VEC>
 __host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, int k,
                                           float v[8]) {
   if constexpr (VEC) {
-    if (DT == ACTQ_ARITH_F32) {
+    if (DT == ACTQ_F32) {
       const float4 *p = reinterpret_cast<const float4 *>(static_cast<const float *>(x) + e);
       const float4 a = p[0], b = p[1];
       v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
@@ -37,8 +37,8 @@ __host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, s
 ACTQ_UNROLL
       for (int j = 0; j < 4; j++) {
         const uint16_t lo = (uint16_t)w[j], hi = (uint16_t)(w[j] >> 16);
-        v[2 * j] = DT == ACTQ_ARITH_F16 ? actq_f16_to_f32(lo) : actq_bf16_to_f32(lo);
-        v[2 * j + 1] = DT == ACTQ_ARITH_F16 ? actq_f16_to_f32(hi) : actq_bf16_to_f32(hi);
+        v[2 * j] = DT == ACTQ_F16 ? actq_f16_to_f32(lo) : actq_bf16_to_f32(lo);
+        v[2 * j + 1] = DT == ACTQ_F16 ? actq_f16_to_f32(hi) : actq_bf16_to_f32(hi);
       }
     }
   } else {
@@ -48,11 +48,11 @@ ACTQ_UNROLL
 }
 
 /* Elements e .. e+k-1 of y = v[0..k), rounded to nearest-even into DT. */
-template <int DT, bool VEC>
+template <actq_dtype DT, bool VEC>
 __host__ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k,
                                            const float v[8]) {
   if constexpr (VEC) {
-    if (DT == ACTQ_ARITH_F32) {
+    if (DT == ACTQ_F32) {
       float4 *p = reinterpret_cast<float4 *>(static_cast<float *>(y) + e);
       p[0] = make_float4(v[0], v[1], v[2], v[3]);
       p[1] = make_float4(v[4], v[5], v[6], v[7]);
@@ -60,8 +60,8 @@ __host__ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t
       uint32_t w[4];
 ACTQ_UNROLL
       for (int j = 0; j < 4; j++) {
-        const uint32_t lo = DT == ACTQ_ARITH_F16 ? actq_f32_to_f16(v[2 * j]) : actq_f32_to_bf16(v[2 * j]);
-        const uint32_t hi = DT == ACTQ_ARITH_F16 ? actq_f32_to_f16(v[2 * j + 1])
+        const uint32_t lo = DT == ACTQ_F16 ? actq_f32_to_f16(v[2 * j]) : actq_f32_to_bf16(v[2 * j]);
+        const uint32_t hi = DT == ACTQ_F16 ? actq_f32_to_f16(v[2 * j + 1])
                                                  : actq_f32_to_bf16(v[2 * j + 1]);
         w[j] = lo | (hi << 16);
       }
@@ -79,27 +79,27 @@ ACTQ_UNROLL
  * IEEE round-to-nearest-even with subnormals and overflow to Inf) is the shared software
  * conversion of src/arith/half.h; only their NaN outputs differ, hence the precondition.
  * Host builds (the host test) use the software one. */
-template <int DT>
+template <actq_dtype DT>
 __host__ __device__ __forceinline__ uint32_t pack2_nonan(float lo, float hi) {
 #if defined(__CUDA_ARCH__)
-  if (DT == ACTQ_ARITH_F16) {
+  if (DT == ACTQ_F16) {
     const __half2 h = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<const uint32_t *>(&h);
   }
   const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<const uint32_t *>(&h);
 #else
-  if (DT == ACTQ_ARITH_F16) return actq_f32_to_f16(lo) | (uint32_t)actq_f32_to_f16(hi) << 16;
+  if (DT == ACTQ_F16) return actq_f32_to_f16(lo) | (uint32_t)actq_f32_to_f16(hi) << 16;
   return actq_f32_to_bf16(lo) | (uint32_t)actq_f32_to_bf16(hi) << 16;
 #endif
 }
 
 /* store_unit for values known not to be NaN (dequantization of a group with finite
  * metadata): the same bytes, with the device's paired conversions. */
-template <int DT, bool VEC>
+template <actq_dtype DT, bool VEC>
 __host__ __device__ __forceinline__ void store_unit_nonan(void *__restrict__ y, size_t e, int k,
                                                           const float v[8]) {
-  if constexpr (VEC && DT != ACTQ_ARITH_F32) {
+  if constexpr (VEC && DT != ACTQ_F32) {
     uint32_t w[4];
 ACTQ_UNROLL
     for (int j = 0; j < 4; j++) w[j] = pack2_nonan<DT>(v[2 * j], v[2 * j + 1]);

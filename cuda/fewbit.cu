@@ -28,7 +28,7 @@ struct table_param { /* 2 KiB + a few words: fits the kernel parameter space */
 
 /* Y: whether y is written (a kernel of its own, so that the activation's code and its
  * registers stay out of the codes-only kernel). */
-template <int DT, uint32_t BITS, bool Y, bool VEC>
+template <actq_dtype DT, uint32_t BITS, bool Y, bool VEC>
 __global__ void __launch_bounds__(FEWBIT_BLOCK, FEWBIT_MIN_BLOCKS)
 encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *__restrict__ y,
               uint8_t *__restrict__ codes, uint32_t *error) {
@@ -42,7 +42,7 @@ encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *_
   if (Y) encode_y_block<DT>(a, blockIdx.x, threadIdx.x);
 }
 
-template <int DT, uint32_t BITS, bool VEC>
+template <actq_dtype DT, uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(FEWBIT_BLOCK, FEWBIT_MIN_BLOCKS)
 backward_kernel(const table_param t, size_t n, const uint8_t *__restrict__ codes,
                 const void *__restrict__ grad_out, void *__restrict__ grad_in) {
@@ -68,12 +68,12 @@ table_param make_param(const fewbit_table *table) {
 }
 
 /* One thread per chunk, no grid-stride loop: 2^31 - 1 blocks cover 2^44 elements. */
-template <int DT>
+template <actq_dtype DT>
 unsigned blocks_for(size_t n) {
   return (unsigned)((chunks(n, chunk_units<DT>()) + FEWBIT_BLOCK - 1) / FEWBIT_BLOCK);
 }
 
-template <int DT>
+template <actq_dtype DT>
 void launch_encode(const actq_fewbit_job *job, const table_param &t, cudaStream_t s,
                    uint32_t *error) {
   actq_cuda_packing::with_bits(job->table->bits, [&](auto b) {
@@ -87,7 +87,7 @@ void launch_encode(const actq_fewbit_job *job, const table_param &t, cudaStream_
   });
 }
 
-template <int DT>
+template <actq_dtype DT>
 void launch_backward(const actq_fewbit_job *job, const table_param &t, cudaStream_t s) {
   actq_cuda_packing::with_bits(job->table->bits, [&](auto b) {
     const unsigned g = blocks_for<DT>(job->n);
@@ -103,17 +103,17 @@ void launch_backward(const actq_fewbit_job *job, const table_param &t, cudaStrea
 actq_status actq_cuda_fewbit_encode(actq_context *ctx, const actq_fewbit_job *job) {
   actq_cuda_state *st = actq_cuda(ctx);
   const table_param t = make_param(job->table);
-  if (job->dtype == ACTQ_F16) launch_encode<ACTQ_ARITH_F16>(job, t, st->stream, st->d_error);
-  else if (job->dtype == ACTQ_BF16) launch_encode<ACTQ_ARITH_BF16>(job, t, st->stream, st->d_error);
-  else launch_encode<ACTQ_ARITH_F32>(job, t, st->stream, st->d_error);
+  if (job->dtype == ACTQ_F16) launch_encode<ACTQ_F16>(job, t, st->stream, st->d_error);
+  else if (job->dtype == ACTQ_BF16) launch_encode<ACTQ_BF16>(job, t, st->stream, st->d_error);
+  else launch_encode<ACTQ_F32>(job, t, st->stream, st->d_error);
   return actq_cuda_launch_status(ctx);
 }
 
 actq_status actq_cuda_fewbit_backward(actq_context *ctx, const actq_fewbit_job *job) {
   actq_cuda_state *st = actq_cuda(ctx);
   const table_param t = make_param(job->table);
-  if (job->dtype == ACTQ_F16) launch_backward<ACTQ_ARITH_F16>(job, t, st->stream);
-  else if (job->dtype == ACTQ_BF16) launch_backward<ACTQ_ARITH_BF16>(job, t, st->stream);
-  else launch_backward<ACTQ_ARITH_F32>(job, t, st->stream);
+  if (job->dtype == ACTQ_F16) launch_backward<ACTQ_F16>(job, t, st->stream);
+  else if (job->dtype == ACTQ_BF16) launch_backward<ACTQ_BF16>(job, t, st->stream);
+  else launch_backward<ACTQ_F32>(job, t, st->stream);
   return actq_cuda_launch_status(ctx);
 }

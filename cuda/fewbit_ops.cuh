@@ -34,9 +34,9 @@ using actq_cuda_packing::bytes_put;
 /* Units per chunk: 128 bytes of f32 or bf16 elements; 64 bytes of f16, whose software
  * conversions need the registers that 64 elements in flight would take (they spill at
  * the 64-register cap). */
-template <int DT>
+template <actq_dtype DT>
 __host__ __device__ constexpr uint32_t chunk_units() {
-  return DT == ACTQ_ARITH_BF16 ? 8u : 4u;
+  return DT == ACTQ_BF16 ? 8u : 4u;
 }
 
 /* The vector that moves a chunk's codes (chunk_units * BITS bytes, a multiple of 4). */
@@ -98,12 +98,12 @@ struct backward_args {
   void *grad_in;
 };
 
-template <int DT, uint32_t BITS>
+template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ bool encode_vec_ok(const void *x, const void *codes) {
   return aligned(x, 16) && aligned(codes, code_vec_bytes(chunk_units<DT>() * BITS));
 }
 
-template <int DT, uint32_t BITS>
+template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ bool backward_vec_ok(const void *codes, const void *g,
                                                          const void *gin) {
   return aligned(g, 16) && aligned(gin, 16) &&
@@ -111,7 +111,7 @@ __host__ __device__ __forceinline__ bool backward_vec_ok(const void *codes, cons
 }
 
 /* Codes of unit u at any alignment (k <= 8 elements); returns nonzero when x held a NaN. */
-template <int DT, uint32_t BITS>
+template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ int encode_unit(const encode_args &a, size_t u) {
   const int k = a.n - 8 * u < 8 ? (int)(a.n - 8 * u) : 8;
   float v[8];
@@ -128,7 +128,7 @@ ACTQ_UNROLL
 }
 
 /* Codes of a full chunk from unit u0 on, x and codes aligned for vectors. */
-template <int DT, uint32_t BITS>
+template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ int encode_full(const encode_args &a, size_t u0) {
   constexpr uint32_t U = chunk_units<DT>();
   int nan = 0;
@@ -153,7 +153,7 @@ ACTQ_UNROLL
 }
 
 /* Codes of chunk c of fewbit_encode; returns nonzero when x held a NaN. */
-template <int DT, uint32_t BITS, bool VEC>
+template <actq_dtype DT, uint32_t BITS, bool VEC>
 __host__ __device__ __forceinline__ int encode_chunk(const encode_args &a, size_t c) {
   constexpr uint32_t U = chunk_units<DT>();
   const size_t u0 = c * U;
@@ -170,7 +170,7 @@ __host__ __device__ __forceinline__ int encode_chunk(const encode_args &a, size_
  * second pass of an encode with y: lane, lane + lanes, ... A separate, element-strided
  * pass keeps a single copy of the activation's code per kernel (it is large: every
  * activation's formula) and its loads and stores coalesced; its x comes back from L1/L2. */
-template <int DT>
+template <actq_dtype DT>
 __host__ __device__ __forceinline__ void encode_y(const encode_args &a, size_t e0, size_t e1,
                                                   size_t lane, size_t lanes) {
   for (size_t e = e0 + lane; e < e1; e += lanes)
@@ -179,7 +179,7 @@ __host__ __device__ __forceinline__ void encode_y(const encode_args &a, size_t e
 
 /* Thread `lane` of block `block`'s share of the y pass: the elements of the block's
  * chunks. */
-template <int DT>
+template <actq_dtype DT>
 __host__ __device__ __forceinline__ void encode_y_block(const encode_args &a, size_t block,
                                                         size_t lane) {
   const size_t span = (size_t)FEWBIT_BLOCK * chunk_units<DT>() * 8, e0 = block * span;
@@ -187,7 +187,7 @@ __host__ __device__ __forceinline__ void encode_y_block(const encode_args &a, si
 }
 
 /* Unit u at any alignment (k <= 8 elements). */
-template <int DT, uint32_t BITS>
+template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ void backward_unit(const backward_args &a, size_t u) {
   const int k = a.n - 8 * u < 8 ? (int)(a.n - 8 * u) : 8;
   const uint64_t word = actq_cuda_io::load_word(a.codes + u * BITS, ((uint32_t)k * BITS + 7) / 8);
@@ -199,7 +199,7 @@ ACTQ_UNROLL
 }
 
 /* A full chunk from unit u0 on, every pointer aligned for vectors. */
-template <int DT, uint32_t BITS>
+template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ void backward_full(const backward_args &a, size_t u0) {
   constexpr uint32_t U = chunk_units<DT>();
   uint32_t w[U * BITS / 4 + 2];
@@ -218,7 +218,7 @@ ACTQ_UNROLL
 }
 
 /* Chunk c of fewbit_backward. */
-template <int DT, uint32_t BITS, bool VEC>
+template <actq_dtype DT, uint32_t BITS, bool VEC>
 __host__ __device__ __forceinline__ void backward_chunk(const backward_args &a, size_t c) {
   constexpr uint32_t U = chunk_units<DT>();
   const size_t u0 = c * U;

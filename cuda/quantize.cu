@@ -16,7 +16,7 @@ actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job) {
   s = actq_cuda_grid_view(ctx, gr, &a.grid, &a.rows);
   if (s != ACTQ_OK) return s;
   a.x = job->x;
-  a.meta_dtype = (int)gr->meta_dtype;
+  a.meta_dtype = gr->meta_dtype;
   actq_noise_round_keys(job->seed, a.rk);
   a.offset = job->offset;
   a.packed = job->packed;

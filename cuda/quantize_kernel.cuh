@@ -33,7 +33,7 @@ using namespace actq_cuda_unit;
 /* No minimum of resident blocks: forcing 4 (64 registers) spills the cached units to the
  * stack. At 2 blocks of 256 a SM, each lane's 32 cached elements are 8 independent
  * 16-byte loads: 64 KiB in flight a SM, more than the bandwidth-latency product needs. */
-template <int DT, int TEAM, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, bool FAST, bool STOCH>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_args a) {
   constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
   constexpr int CACHE = ACTQ_CUDA_LANE_UNITS;
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_a
   }
 }
 
-template <int DT, int TEAM, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, bool FAST, bool STOCH>
 void launch(const quant_args &a, int sm_count, cudaStream_t s) {
   constexpr auto kernel = quantize_kernel<DT, TEAM, FAST, STOCH>;
   const unsigned blocks = blocks_for(a.grid.groups, TEAM, sm_count,
@@ -66,7 +66,7 @@ void launch(const quant_args &a, int sm_count, cudaStream_t s) {
   kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
 }
 
-template <int DT, int TEAM>
+template <actq_dtype DT, int TEAM>
 void launch_team(const quant_args &a, bool fast, bool stoch, int sm_count, cudaStream_t s) {
   if (fast) {
     if (stoch) launch<DT, TEAM, true, true>(a, sm_count, s);
@@ -78,7 +78,7 @@ void launch_team(const quant_args &a, bool fast, bool stoch, int sm_count, cudaS
 }
 
 /* The teams team_for can return. */
-template <int DT>
+template <actq_dtype DT>
 void launch_dtype(const quant_args &a, int team, bool fast, bool stoch, int sm_count,
                   cudaStream_t s) {
   switch (team) {

@@ -21,7 +21,7 @@ struct quant_args {
   group_grid grid;
   row_map rows;
   const void *x;
-  int meta_dtype;
+  actq_dtype meta_dtype;
   uint32_t rk[20]; /* the seed's Philox round keys (actq_noise_round_keys), once per call */
   uint64_t offset;
   uint8_t *packed;
@@ -34,7 +34,7 @@ struct dequant_args {
   row_map rows;
   const uint8_t *packed;
   const void *group_min, *group_scale;
-  int meta_dtype;
+  actq_dtype meta_dtype;
   void *y;
 };
 
@@ -133,7 +133,7 @@ ACTQ_UNROLL
 
 /* Unit u of a located group: packed word in, k values out. FINITE: m and s are finite,
  * so no value is NaN and the NaN rule and its per-element test are not needed. */
-template <int DT, bool FAST, bool FINITE>
+template <actq_dtype DT, bool FAST, bool FINITE>
 __host__ __device__ __forceinline__ void dequantize_unit(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
                                                          uint32_t bits, const uint8_t *in,
@@ -154,7 +154,7 @@ ACTQ_UNROLL
 
 /* Step 1: loads the lane's units (lane, lane + TEAM, ...), keeps the first CACHE of them
  * in v, and returns the lane's minmax. */
-template <int DT, int TEAM, int CACHE, bool FAST>
+template <actq_dtype DT, int TEAM, int CACHE, bool FAST>
 __host__ __device__ __forceinline__ actq_cuda_team::minmax quantize_lane_scan(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane, float v[][8]) {
   actq_cuda_team::minmax m = actq_cuda_team::minmax_identity();
@@ -194,7 +194,7 @@ __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
 }
 
 /* Step 3: the lane's units into codes and packed words (cached ones from v). */
-template <int DT, int TEAM, int CACHE, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, int CACHE, bool FAST, bool STOCH>
 __host__ __device__ __forceinline__ void quantize_lane_codes(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane,
     const actq_group_meta &g, uint32_t bits, const float v[][8]) {
@@ -220,7 +220,7 @@ ACTQ_UNROLL
  * value: dequantize has no reduction, so the team size is only an index mapping). BITS:
  * the width when every row has it (shifts and masks become constants), 0 for per-row
  * widths. */
-template <int DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST>
 __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
                                                          size_t lane, size_t team) {

@@ -25,7 +25,7 @@ static void expect_group(const uint16_t *x, const uint8_t *packed, const uint16_
     lo = v < lo ? v : lo;
     hi = v > hi ? v : hi;
   }
-  actq_group_meta_compute(lo, hi, 1, 2, ACTQ_ARITH_BF16, &meta);
+  actq_group_meta_compute(lo, hi, 1, 2, ACTQ_BF16, &meta);
   cr_assert_eq(mn[g], actq_f32_to_bf16(meta.m), "min of group %zu", g);
   cr_assert_eq(sc[g], actq_f32_to_bf16(meta.s), "scale of group %zu", g);
   actq_noise_cursor_init(&nc, 0xfeedULL, 0xbeefULL);

@@ -40,7 +40,7 @@
 
 /* The converted values of codes q_first .. q_first + 15 of the group: their low bytes in
  * the plane *lo, their high bytes in *hi, both halves alike. */
-static inline __attribute__((always_inline)) void lut_planes(int dt, __m256 vm, __m256 vs,
+static inline __attribute__((always_inline)) void lut_planes(actq_dtype dt, __m256 vm, __m256 vs,
                                                              float q_first, __m256i *lo,
                                                              __m256i *hi) {
   const __m256 first = _mm256_set1_ps(q_first);
@@ -91,7 +91,7 @@ static inline __m256 pow2_neg(__m256i sh) {
 
 static inline __attribute__((always_inline)) void dequantize_groups_t(
     const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed,
-    int dt, uint32_t bits) {
+    actq_dtype dt, uint32_t bits) {
   const actq_grid *gr = &job->grid;
   const size_t base = r * gr->cols;
   const uint8_t *row_end = row_packed + actq_stream_bytes(gr->cols, bits);
@@ -110,8 +110,8 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
   for (gi = g0; gi < g1; gi++) {
     const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
     const size_t meta_index = r * gr->groups_per_row + gi;
-    const float m = actq_load_elem(job->group_min, (int)gr->meta_dtype, meta_index);
-    const float s = actq_load_elem(job->group_scale, (int)gr->meta_dtype, meta_index);
+    const float m = actq_load_elem(job->group_min, gr->meta_dtype, meta_index);
+    const float s = actq_load_elem(job->group_scale, gr->meta_dtype, meta_index);
     const uint8_t *in = row_packed + (c0 / 8) * bits;
     __m256 vm, vs;
     if (!actq_f32_is_finite(m) || !actq_f32_is_finite(s)) {
@@ -120,7 +120,10 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
     }
     vm = _mm256_set1_ps(m);
     vs = _mm256_set1_ps(s);
-    if (in + ACTQ_PREFETCH_BYTES < row_end) /* a group's codes are at most 1 KiB at G=1024 */
+    /* One line a group, ACTQ_PREFETCH_BYTES ahead: enough for the usual groups (G*b/8
+     * bytes of codes, 1 KiB at G = 1024 and 8 bits); within the longest groups (up to 64
+     * KiB of codes at G = 65536) the hardware prefetcher follows the sequential reads. */
+    if (in + ACTQ_PREFETCH_BYTES < row_end)
       _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES, _MM_HINT_T0);
     c = c0;
     if (dt != ACTQ_F32 && bits <= 5 && c1 - c0 >= LUT_MIN_ELEMS) {

@@ -12,7 +12,7 @@
 
 #include "actq.h"
 
-static inline __attribute__((always_inline)) __m256 actq_avx2_load8(const void *x, int dt,
+static inline __attribute__((always_inline)) __m256 actq_avx2_load8(const void *x, actq_dtype dt,
                                                                     size_t i) {
   __m128i h;
   if (dt == ACTQ_F32) return _mm256_loadu_ps((const float *)x + i);
@@ -53,7 +53,7 @@ static inline __attribute__((always_inline)) __m128i actq_avx2_f32_to_bf16_8(__m
   return actq_avx2_hi16_8(t);
 }
 
-static inline __attribute__((always_inline)) void actq_avx2_store8(void *y, int dt, size_t i,
+static inline __attribute__((always_inline)) void actq_avx2_store8(void *y, actq_dtype dt, size_t i,
                                                                    __m256 v) {
   if (dt == ACTQ_F32) {
     _mm256_storeu_ps((float *)y + i, v);

@@ -100,7 +100,7 @@ INLINE __m256i codes8_lut(const actq_fewbit_lut *lut, __m256 x, __m256 nan, int 
 enum { CODES_TREE, CODES_LUT, CODES_SEARCH };
 
 /* y for 32 elements; kept out of line so that the code paths stay small. */
-static __attribute__((noinline)) void store_y32(const actq_fewbit_job *job, int dt, size_t i,
+static __attribute__((noinline)) void store_y32(const actq_fewbit_job *job, actq_dtype dt, size_t i,
                                                const __m256 *x) {
   const fewbit_table *t = job->table;
   int j;
@@ -109,7 +109,7 @@ static __attribute__((noinline)) void store_y32(const actq_fewbit_job *job, int 
                      actq_avx2_canonical_nan(actq_avx2_act_forward((int)t->activation, t->param, x[j])));
 }
 
-INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int dt,
+INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
                           const uint32_t b, const int mode) {
   const fewbit_table *t = job->table;
   const actq_fewbit_lut *lut = job->code_lut;
@@ -154,7 +154,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
   }
 
 size_t actq_avx2_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
-  const int dt = (int)job->dtype;
+  const actq_dtype dt = job->dtype;
   const uint32_t b = job->table->bits;
   const int lut = job->code_lut != NULL && b >= 6;
   switch (b) {
@@ -188,7 +188,7 @@ INLINE __m256 levels8(const float *levels, const __m256 *lv, uint32_t b, __m256i
   return r;
 }
 
-INLINE void backward_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int dt,
+INLINE void backward_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
                           const uint32_t b) {
   const fewbit_table *t = job->table;
   const size_t stream_bytes = actq_stream_bytes(job->n, b);
@@ -219,7 +219,7 @@ INLINE void backward_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
   }
 
 void actq_avx2_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1) {
-  const int dt = (int)job->dtype;
+  const actq_dtype dt = job->dtype;
   switch (job->table->bits) {
   case 1: BACKWARD_DT(1)
   case 2: BACKWARD_DT(2)

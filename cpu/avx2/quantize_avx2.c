@@ -39,7 +39,7 @@ static inline uint32_t hmax8u(__m256i v) {
  * or Inf, min and max equal the reference's up to the sign of zero, which
  * actq_group_meta_compute ignores; with a NaN or Inf the group is nonfinite and min/max do
  * not matter. */
-ACTQ_INLINE void range_avx2(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
+ACTQ_INLINE void range_avx2(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                             int *finite) {
   const __m256i absmask = _mm256_set1_epi32(0x7fffffff);
   __m256 v = actq_avx2_load8(x, dt, i0);
@@ -107,7 +107,7 @@ ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int 
   return q;
 }
 
-ACTQ_INLINE void units_t(const void *x, int dt, int stochastic, int wide, int rcp, size_t i,
+ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                          size_t units, const vec_meta *vm, const uint16_t *noise,
                          uint32_t bits, uint8_t *out, const uint8_t *end) {
   size_t u, j;
@@ -134,7 +134,7 @@ ACTQ_INLINE void units_t(const void *x, int dt, int stochastic, int wide, int rc
   }
 }
 
-ACTQ_INLINE void units_avx2(const void *x, int dt, int stochastic, size_t i, size_t units,
+ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                             const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
                             uint8_t *out, const uint8_t *end) {
   vec_meta vm;

@@ -14,7 +14,7 @@
 
 /* 16 elements from index i of x (dtype dt), as float32; `mask` selects the lanes read
  * (the others are `fill`). */
-INLINE __m512 load16(const void *x, int dt, size_t i, __mmask16 mask, __m512 fill) {
+INLINE __m512 load16(const void *x, actq_dtype dt, size_t i, __mmask16 mask, __m512 fill) {
   __m256i h;
   if (dt == ACTQ_F32) return _mm512_mask_loadu_ps(fill, mask, (const float *)x + i);
   h = _mm256_maskz_loadu_epi16(mask, (const uint16_t *)x + i);
@@ -26,7 +26,7 @@ INLINE __m512 load16(const void *x, int dt, size_t i, __mmask16 mask, __m512 fil
 /* Pass 1 (see range_avx2 in quantize_avx2.c), n a positive multiple of 8. Lanes past the
  * whole units repeat the first vector, so they change neither min, max nor the nonfinite
  * check. */
-INLINE void range_avx512(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
+INLINE void range_avx512(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                          int *finite) {
   const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
   const __mmask16 m0 = n >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
@@ -122,7 +122,7 @@ INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, uint32_
   _mm512_mask_storeu_epi8(out, nunits * b >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (nunits * b)) - 1), v);
 }
 
-INLINE void units_t(const void *x, int dt, int stochastic, int wide, int rcp, size_t i,
+INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                     size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
                     uint8_t *out) {
   const __m512 z = _mm512_setzero_ps();
@@ -151,7 +151,7 @@ INLINE void units_t(const void *x, int dt, int stochastic, int wide, int rcp, si
 }
 
 /* Stores are exact (masked), so `end` is not needed. */
-INLINE void units_avx512(const void *x, int dt, int stochastic, size_t i, size_t units,
+INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                          const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
                          uint8_t *out, const uint8_t *end) {
   vec_meta vm;

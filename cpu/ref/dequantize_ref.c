@@ -14,8 +14,8 @@ void actq_ref_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0
   for (gi = g0; gi < g1; gi++) {
     const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
     const size_t meta_index = r * gr->groups_per_row + gi;
-    const float m = actq_load_elem(job->group_min, (int)gr->meta_dtype, meta_index);
-    const float s = actq_load_elem(job->group_scale, (int)gr->meta_dtype, meta_index);
+    const float m = actq_load_elem(job->group_min, gr->meta_dtype, meta_index);
+    const float s = actq_load_elem(job->group_scale, gr->meta_dtype, meta_index);
     const uint8_t *in = row_packed + (c0 / 8) * bits;
 
     for (c = c0; c < c1; c += 8) {
@@ -23,7 +23,7 @@ void actq_ref_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0
       uint32_t codes[8];
       actq_unpack_unit(in, k, bits, codes);
       for (j = 0; j < k; j++)
-        actq_store_elem(job->y, (int)job->y_dtype, base + c + j, actq_dequant(codes[j], m, s));
+        actq_store_elem(job->y, job->y_dtype, base + c + j, actq_dequant(codes[j], m, s));
       in += bits;
     }
   }

@@ -6,7 +6,7 @@
 
 size_t actq_ref_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
   const fewbit_table *t = job->table;
-  const int dt = (int)job->dtype;
+  const actq_dtype dt = job->dtype;
   size_t i, j, nan = 0;
   uint8_t *out = job->codes + (i0 / 8) * t->bits;
   for (i = i0; i < i1; i += 8) {
@@ -26,7 +26,7 @@ size_t actq_ref_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) 
 
 void actq_ref_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1) {
   const fewbit_table *t = job->table;
-  const int dt = (int)job->dtype;
+  const actq_dtype dt = job->dtype;
   const uint8_t *in = job->codes_in + (i0 / 8) * t->bits;
   size_t i, j;
   for (i = i0; i < i1; i += 8) {

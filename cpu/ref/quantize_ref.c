@@ -7,7 +7,7 @@
 #include "cpu/quantize_groups.h"
 #include "cpu/ref/ref.h"
 
-ACTQ_INLINE void range_ref(const void *x, int dt, size_t i0, size_t n, float *mn, float *mx,
+ACTQ_INLINE void range_ref(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                            int *finite) {
   int seen = 0;
   size_t j;
@@ -20,7 +20,7 @@ ACTQ_INLINE void noise_ref(uint64_t seed, uint64_t offset, uint64_t block0, size
   for (i = 0; i < nblocks; i++) actq_noise_block(seed, offset, block0 + i, out + 8 * i);
 }
 
-ACTQ_INLINE void units_ref(const void *x, int dt, int stochastic, size_t i, size_t units,
+ACTQ_INLINE void units_ref(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                            const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
                            uint8_t *out, const uint8_t *end) {
   size_t u;

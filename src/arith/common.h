@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The public enums (actq_dtype, ...) are the one vocabulary of dtypes inside the library
+ * too; the header is plain C99 that device code accepts. */
+#include "actq.h"
+
 #if defined(__CUDACC__)
 #  define ACTQ_HD static __host__ __device__ __forceinline__
 #else

@@ -1,7 +1,7 @@
-/* fewbit.h (arith) - the per-element arithmetic of few-bit encode and backward, shared by
+/* fewbit_elem.h - the per-element arithmetic of few-bit encode and backward, shared by
  * every backend. */
-#ifndef ACTQ_ARITH_FEWBIT_H
-#define ACTQ_ARITH_FEWBIT_H
+#ifndef ACTQ_ARITH_FEWBIT_ELEM_H
+#define ACTQ_ARITH_FEWBIT_ELEM_H
 
 #include "src/arith/act.h"
 #include "src/arith/common.h"
@@ -27,4 +27,4 @@ ACTQ_HD float actq_fewbit_forward(int act, float param, float x) {
   return y != y ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : y;
 }
 
-#endif /* ACTQ_ARITH_FEWBIT_H */
+#endif /* ACTQ_ARITH_FEWBIT_ELEM_H */

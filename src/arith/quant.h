@@ -15,12 +15,6 @@
 #include "src/arith/half.h"
 #include "src/arith/philox.h"
 
-/* Metadata dtypes, numbered as actq_dtype (kept free of the public header so that device
- * code can include this file alone). */
-#define ACTQ_ARITH_F32 0
-#define ACTQ_ARITH_F16 1
-#define ACTQ_ARITH_BF16 2
-
 typedef struct actq_group_meta {
   float m;      /* stored minimum (exact in the meta dtype); NaN for a nonfinite group */
   float s;      /* stored scale (exact in the meta dtype); NaN for a nonfinite group */
@@ -41,16 +35,16 @@ typedef struct actq_group_meta {
 #define ACTQ_QUOT_SC_MAX 0x1p32f
 #define ACTQ_QUOT_NUM_MIN 0x1p-64f
 
-ACTQ_HD float actq_meta_round(double v, int meta_dtype, int dir) {
-  if (meta_dtype == ACTQ_ARITH_F16) return actq_f16_round_dir(v, dir);
-  if (meta_dtype == ACTQ_ARITH_BF16) return actq_bf16_round_dir(v, dir);
+ACTQ_HD float actq_meta_round(double v, actq_dtype meta_dtype, int dir) {
+  if (meta_dtype == ACTQ_F16) return actq_f16_round_dir(v, dir);
+  if (meta_dtype == ACTQ_BF16) return actq_bf16_round_dir(v, dir);
   return dir < 0 ? actq_f32_round_down(v) : actq_f32_round_up(v);
 }
 
-ACTQ_HD float actq_meta_step_up(float s, int meta_dtype) {
-  if (meta_dtype == ACTQ_ARITH_F16)
+ACTQ_HD float actq_meta_step_up(float s, actq_dtype meta_dtype) {
+  if (meta_dtype == ACTQ_F16)
     return actq_f16_to_f32(actq_h16_step(actq_f32_to_f16(s), +1, 0x7c00u));
-  if (meta_dtype == ACTQ_ARITH_BF16)
+  if (meta_dtype == ACTQ_BF16)
     return actq_bf16_to_f32(actq_h16_step(actq_f32_to_bf16(s), +1, 0x7f80u));
   return actq_f32_step(s, +1);
 }
@@ -84,7 +78,7 @@ ACTQ_HD void actq_minmax_step(float v, float *lo, float *hi, int *finite, int *s
  * (mn and mx are then ignored). Guarantees m <= x <= m + L*s exactly on the stored values,
  * with m the largest and s the smallest meta-dtype values that allow it. */
 ACTQ_HD void actq_group_meta_compute(float mn, float mx, int finite, uint32_t bits,
-                                     int meta_dtype, actq_group_meta *g) {
+                                     actq_dtype meta_dtype, actq_group_meta *g) {
   double L = (double)((1u << bits) - 1u);
   double hi = 0.0, lo, bv, av;
   float m, s;

@@ -30,7 +30,7 @@ namespace {
 
 // The kernel's grid: `blocks` blocks of 256/TEAM teams, each team walking its groups
 // (group_walk) in the kernel's block-uniform loop.
-template <int DT, int TEAM, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, bool FAST, bool STOCH>
 void emulate_quantize(const quant_args &a, unsigned blocks) {
   constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM, CACHE = ACTQ_CUDA_LANE_UNITS;
   const size_t stride = (size_t)blocks * PER_BLOCK;
@@ -56,7 +56,7 @@ void emulate_quantize(const quant_args &a, unsigned blocks) {
     }
 }
 
-template <int DT, int TEAM>
+template <actq_dtype DT, int TEAM>
 void emulate_quantize_team(const quant_args &a, bool fast, bool stoch, unsigned blocks) {
   if (fast) {
     if (stoch) emulate_quantize<DT, TEAM, true, true>(a, blocks);
@@ -68,7 +68,7 @@ void emulate_quantize_team(const quant_args &a, bool fast, bool stoch, unsigned 
 }
 
 // The same choice as quantize.cu's launch_dtype.
-template <int DT>
+template <actq_dtype DT>
 void emulate_quantize_dtype(const quant_args &a, int team, bool fast, bool stoch, unsigned blocks) {
   switch (team) {
     case 1: emulate_quantize_team<DT, 1>(a, fast, stoch, blocks); break;
@@ -81,7 +81,7 @@ void emulate_quantize_dtype(const quant_args &a, int team, bool fast, bool stoch
   }
 }
 
-template <int DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST>
 void emulate_dequantize(const dequant_args &a, int team, unsigned blocks) {
   const size_t per_block = ACTQ_CUDA_BLOCK / team;
   for (unsigned b = 0; b < blocks; b++)
@@ -93,7 +93,7 @@ void emulate_dequantize(const dequant_args &a, int team, unsigned blocks) {
 }
 
 // The same choice as dequantize.cu's launch_dtype: bits 0 = per-row widths.
-template <int DT>
+template <actq_dtype DT>
 void emulate_dequantize_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, unsigned blocks) {
 #define DQ(B) (fast ? emulate_dequantize<DT, B, true>(a, team, blocks) : emulate_dequantize<DT, B, false>(a, team, blocks))
   switch (bits) {
@@ -200,9 +200,9 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     // A grid of a few blocks (as on a device with 1-3 SMs, 1-2 resident blocks each), so
     // that teams walk several groups.
     const unsigned blocks = blocks_for(a.grid.groups, tc, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
-    if (xd == ACTQ_F32) emulate_quantize_dtype<ACTQ_ARITH_F32>(a, tc, fast, stoch, blocks);
-    else if (xd == ACTQ_F16) emulate_quantize_dtype<ACTQ_ARITH_F16>(a, tc, fast, stoch, blocks);
-    else emulate_quantize_dtype<ACTQ_ARITH_BF16>(a, tc, fast, stoch, blocks);
+    if (xd == ACTQ_F32) emulate_quantize_dtype<ACTQ_F32>(a, tc, fast, stoch, blocks);
+    else if (xd == ACTQ_F16) emulate_quantize_dtype<ACTQ_F16>(a, tc, fast, stoch, blocks);
+    else emulate_quantize_dtype<ACTQ_BF16>(a, tc, fast, stoch, blocks);
 
     cr_assert_eq(error == 0 ? ACTQ_OK : (actq_status)error, rst, "case %d: status", it);
     cr_assert(bytes_equal("packed", pg.data() + sp, pr.data(), pbytes, msg, sizeof msg),
@@ -225,9 +225,9 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     const int team = team_for_call(l.group_size, a.grid.groups, 1 + (int)rng_below(&rng, 200));
     const unsigned dblocks = blocks_for(d.grid.groups, team, 1 + (int)rng_below(&rng, 3), 1 + (int)rng_below(&rng, 2));
     const uint32_t dbits = l.row_bits ? 0u : l.bits;
-    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_ARITH_F32>(d, dbits, team, yfast, dblocks);
-    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_ARITH_F16>(d, dbits, team, yfast, dblocks);
-    else emulate_dequantize_dtype<ACTQ_ARITH_BF16>(d, dbits, team, yfast, dblocks);
+    if (yd == ACTQ_F32) emulate_dequantize_dtype<ACTQ_F32>(d, dbits, team, yfast, dblocks);
+    else if (yd == ACTQ_F16) emulate_dequantize_dtype<ACTQ_F16>(d, dbits, team, yfast, dblocks);
+    else emulate_dequantize_dtype<ACTQ_BF16>(d, dbits, team, yfast, dblocks);
     cr_assert(bytes_equal("y", y, yr.data(), n * ys, msg, sizeof msg), "case %d: %s", it, msg);
   }
   actq_context_destroy(ref);
@@ -316,7 +316,7 @@ using namespace actq_cuda_fewbit;
 
 // Both fewbit kernels walked as fewbit.cu launches them: the same vector choice, chunk by
 // chunk, then (encode with y) every lane of every block in the y pass.
-template <int DT>
+template <actq_dtype DT>
 int emulate_encode(const fewbit_table &t, const encode_args &a) {
   int nan = 0;
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
@@ -331,7 +331,7 @@ int emulate_encode(const fewbit_table &t, const encode_args &a) {
   return nan;
 }
 
-template <int DT>
+template <actq_dtype DT>
 void emulate_backward(const fewbit_table &t, const backward_args &a) {
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
     const bool vec = backward_vec_ok<DT, b>(a.codes, a.grad_out, a.grad_in);
@@ -342,7 +342,7 @@ void emulate_backward(const fewbit_table &t, const backward_args &a) {
 
 // x values that reach every case of the search: the bounds and their neighbours, NaN,
 // +-0, +-Inf, denormals, ordinary values, and (16-bit types) random bit patterns.
-void fill_fewbit(test_rng *rng, const fewbit_table &t, int dt, uint8_t *x, size_t n) {
+void fill_fewbit(test_rng *rng, const fewbit_table &t, actq_dtype dt, uint8_t *x, size_t n) {
   const uint32_t nb = (1u << t.bits) - 1u;
   for (size_t i = 0; i < n; i++) {
     float v;
@@ -358,9 +358,9 @@ void fill_fewbit(test_rng *rng, const fewbit_table &t, int dt, uint8_t *x, size_
     } else {
       v = (float)(12.0 * (rng_unit(rng) - 0.5));
     }
-    if (dt == ACTQ_ARITH_F32) std::memcpy(x + 4 * i, &v, 4);
+    if (dt == ACTQ_F32) std::memcpy(x + 4 * i, &v, 4);
     else if (r == 8) ((uint16_t *)x)[i] = (uint16_t)rng_next(rng);
-    else ((uint16_t *)x)[i] = dt == ACTQ_ARITH_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+    else ((uint16_t *)x)[i] = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
   }
 }
 
@@ -388,8 +388,8 @@ Test(cuda_unit_ops_host, fewbit_equal_reference) {
     const fewbit_activation act = bits == 1 ? FEWBIT_LEAKY_RELU : bits % 2 ? FEWBIT_GELU : FEWBIT_SILU;
     cr_assert_eq(fewbit_table_build(act, act == FEWBIT_LEAKY_RELU ? 0.01f : 1.0f, bits, NULL, &t), ACTQ_OK);
     for (int it = 0; it < 60; it++) {
-      const int dt = it % 3;
-      const size_t es = dt == ACTQ_ARITH_F32 ? 4 : 2, n = fewbit_length(&rng, it / 3);
+      const actq_dtype dt = (actq_dtype)(it % 3);
+      const size_t es = dt == ACTQ_F32 ? 4 : 2, n = fewbit_length(&rng, it / 3);
       const bool with_y = it % 2 == 0, aligned = (it / 6) % 2 == 0;
       const size_t sx = aligned ? 0 : es * rng_below(&rng, 4), sy = aligned ? 0 : es * rng_below(&rng, 4);
       const size_t sc = aligned ? 0 : rng_below(&rng, 8), cb = actq_stream_bytes(n, bits);
@@ -400,25 +400,25 @@ Test(cuda_unit_ops_host, fewbit_equal_reference) {
       uint8_t *g = at_shift(gbuf, sx), *gin = at_shift(ginbuf, sy);
       fill_fewbit(&rng, t, dt, x, n);
       fill_fewbit(&rng, t, dt, g, n);
-      const actq_status rst = fewbit_encode(ref, &t, n, (actq_dtype)dt, x, with_y ? yr.data() : NULL, cr.data());
+      const actq_status rst = fewbit_encode(ref, &t, n, dt, x, with_y ? yr.data() : NULL, cr.data());
       cr_assert(rst == ACTQ_OK || rst == ACTQ_ERR_NONFINITE);
-      cr_assert_eq(fewbit_backward(ref, &t, n, cr.data(), (actq_dtype)dt, g, ginr.data()), ACTQ_OK);
+      cr_assert_eq(fewbit_backward(ref, &t, n, cr.data(), dt, g, ginr.data()), ACTQ_OK);
 
       float bounds[256] = {0}, levels[256] = {0};
       std::memcpy(bounds, t.bounds, ((1u << bits) - 1) * sizeof(float));
       std::memcpy(levels, t.levels, (1u << bits) * sizeof(float));
       const encode_args ea = {bounds, (int)t.activation, t.param, n, x, with_y ? y : nullptr, codes};
-      const int nan = dt == ACTQ_ARITH_F32 ? emulate_encode<ACTQ_ARITH_F32>(t, ea)
-                      : dt == ACTQ_ARITH_F16 ? emulate_encode<ACTQ_ARITH_F16>(t, ea)
-                                             : emulate_encode<ACTQ_ARITH_BF16>(t, ea);
+      const int nan = dt == ACTQ_F32 ? emulate_encode<ACTQ_F32>(t, ea)
+                      : dt == ACTQ_F16 ? emulate_encode<ACTQ_F16>(t, ea)
+                                             : emulate_encode<ACTQ_BF16>(t, ea);
       const backward_args ba = {levels, n, codes, g, gin};
-      if (dt == ACTQ_ARITH_F32) emulate_backward<ACTQ_ARITH_F32>(t, ba);
-      else if (dt == ACTQ_ARITH_F16) emulate_backward<ACTQ_ARITH_F16>(t, ba);
-      else emulate_backward<ACTQ_ARITH_BF16>(t, ba);
+      if (dt == ACTQ_F32) emulate_backward<ACTQ_F32>(t, ba);
+      else if (dt == ACTQ_F16) emulate_backward<ACTQ_F16>(t, ba);
+      else emulate_backward<ACTQ_BF16>(t, ba);
 
       cr_assert_eq(nan ? ACTQ_ERR_NONFINITE : ACTQ_OK, rst, "b=%u case %d: status", bits, it);
       cr_assert(bytes_equal("codes", codes, cr.data(), cb, msg, sizeof msg),
-                "b=%u case %d dt=%d n=%zu sx=%zu sc=%zu: %s", bits, it, dt, n, sx, sc, msg);
+                "b=%u case %d dt=%d n=%zu sx=%zu sc=%zu: %s", bits, it, (int)dt, n, sx, sc, msg);
       cr_assert(bytes_all("after codes", codes + cb, 0xA5, cbuf.data() + cbuf.size() - codes - cb, msg, sizeof msg),
                 "b=%u case %d: %s", bits, it, msg);
       if (with_y)
