@@ -3,7 +3,7 @@
  * (quantize, dequantize, unpack, few-bit tables, encode and backward, bit allocation). */
 #include <criterion/criterion.h>
 
-#include "threads_check.h"
+#include "support/threads_check.h"
 
 Test(threads, many_contexts_same_bytes_as_one_thread, .timeout = 600) {
   char msg[1024];

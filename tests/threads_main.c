@@ -2,7 +2,7 @@
  * (scripts/test-sanitizers tsan): exits 0 when every thread gave the one-thread bytes. */
 #include <stdio.h>
 
-#include "threads_check.h"
+#include "support/threads_check.h"
 
 int main(void) {
   char msg[1024];

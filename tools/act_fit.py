@@ -5,7 +5,7 @@ Each function is fitted by relative least squares at Chebyshev nodes (see fit())
 digits, with float32 coefficients, and the rounded polynomial is checked against the
 function at 2001 points: the printed
 `maxrel` is the relative error of the float32-coefficient polynomial in exact arithmetic
-(the float32 evaluation adds its own rounding on top, measured by tests/test_act.c).
+(the float32 evaluation adds its own rounding on top, measured by tests/arith/test_act.c).
 
 Usage: python3 tools/act_fit.py      (needs mpmath from PyPI)
 """

@@ -151,7 +151,7 @@ Test(encode, bad_input) {
 }
 
 /* y = f(x) as written by every backend equals the shared float32 forward, rounded to the
- * dtype, for every activation (the functions' accuracy is tests/test_act.c's subject). */
+ * dtype, for every activation (the functions' accuracy is tests/arith/test_act.c's subject). */
 #include "src/arith/act.h"
 #include "fewbit/forward_double.h"
 

@@ -1,5 +1,5 @@
 /* act_ref.h - double-precision references for the float32 activation forwards
- * (src/arith/act.h) and the ulp measure the tests use; shared by tests/test_act.c and
+ * (src/arith/act.h) and the ulp measure the tests use; shared by tests/arith/test_act.c and
  * tools/act_scan.c. Each reference is accurate to a few double ulps, i.e. far below a
  * float32 ulp: tanhshrink uses its series where x - tanh x would cancel, sigmoid-type
  * products use e^v/(1+e^v) on the negative side, softplus max(t,0) + log1p(e^-|t|).

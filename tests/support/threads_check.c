@@ -11,7 +11,7 @@
  * under ThreadSanitizer (Criterion's shared-memory arena cannot start under TSan):
  * tests/test_threads.c and tests/threads_main.c drive it.
  */
-#include "threads_check.h"
+#include "support/threads_check.h"
 
 #include <math.h>
 #include <stdio.h>
