@@ -33,8 +33,8 @@ def _row_bits(row_bits, rows):
     return rb
 
 
-def _rows_cols(shape, rows):
-    """arrays.rows_cols in plain Python (math.prod), which torch.compile traces."""
+def rows_cols(shape, rows):
+    """actq.rows_cols in plain Python (math.prod, not NumPy), so torch.compile traces it."""
     if rows is None:
         rows = shape[0] if len(shape) >= 2 else 1
     if rows == 0:
@@ -57,7 +57,7 @@ def quantize(x, bits=2, group_size=256, *, row_bits=None, rounding="stochastic",
     xd = actq_dtype(x)
     md = to_enum(DType, meta_dtype)
     rd = to_enum(Rounding, rounding)
-    r, c = _rows_cols(tuple(x.shape), rows)
+    r, c = rows_cols(tuple(x.shape), rows)
     rb = _row_bits(row_bits, r)
     if _use_ops(ctx):
         off = offset if torch.is_tensor(offset) else torch.tensor(library.signed64(offset))
