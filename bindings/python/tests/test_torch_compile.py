@@ -61,7 +61,9 @@ def compiled(model, backend):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_compiled_model_gives_the_eager_bytes(device):
+def test_compiled_model_gives_the_eager_bytes(device, monkeypatch):
+    # cuDNN may pick atomics-based convolution backward kernels, whose sums vary by run.
+    monkeypatch.setattr(torch.backends.cudnn, "deterministic", True)
     x = torch.randn(4, 3, 6, 6, generator=torch.Generator().manual_seed(1)).to(device)
     eager, qe = make(device)
     model, qc = make(device)

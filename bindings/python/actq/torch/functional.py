@@ -118,13 +118,21 @@ def conv2d(x, weight, bias, quantizer, stride=1, padding=0, dilation=1, groups=1
                                   quantizer.compress(x))
 
 
+_specs = {}
+
+
 @_assume_constant_result
 def table_spec(activation, bits=2, param=0.0):
     """The fields of a table (library.table_spec): of a FewbitTable, or of the cached table
-    of a name or Activation. torch.compile calls it once, at tracing time."""
-    table = activation if isinstance(activation, FewbitTable) else \
-        cached_table(activation, bits, param)
-    return library.table_spec(table)
+    of a name or Activation; read once per table in eager code (a plain dict: Dynamo cannot
+    call through functools.lru_cache), and torch.compile calls it at tracing time only."""
+    key = (activation, bits, param)
+    spec = _specs.get(key)
+    if spec is None:
+        table = activation if isinstance(activation, FewbitTable) else \
+            cached_table(activation, bits, param)
+        spec = _specs[key] = library.table_spec(table)
+    return spec
 
 
 def fewbit_activation(x, activation, bits=2, param=0.0):
