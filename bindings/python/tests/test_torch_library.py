@@ -149,3 +149,32 @@ def test_fakes_reject_what_the_library_rejects():
             spec = library.table_spec(actq.cached_table("gelu", 2))
             torch.ops.actq.fewbit_backward(torch.empty(3, dtype=torch.uint8),
                                            torch.empty(20), *spec)
+
+
+@needs_ops
+@pytest.mark.parametrize("fake", [False, True])
+def test_ops_check_their_buffers_before_the_library_reads_them(fake):
+    """Called directly, the ops get any tensors: each size the C call relies on is checked,
+    by the real implementation and by the fake alike."""
+    import contextlib
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    mode = FakeTensorMode() if fake else contextlib.nullcontext()
+    with mode:
+        x = torch.zeros(4, 64)
+        off = torch.tensor(0)
+        with pytest.raises(ValueError, match="do not split into 3 rows"):
+            torch.ops.actq.quantize(x, None, 3, 2, 64, "nearest", 0, off, "f32")
+        with pytest.raises(ValueError, match="row_bits must be 4 uint8"):
+            torch.ops.actq.quantize(x, torch.ones(3, dtype=torch.uint8), 4, 2, 64,
+                                    "nearest", 0, off, "f32")
+        packed, gmin, gscale = torch.ops.actq.quantize(x, None, 4, 2, 64, "nearest", 0, off,
+                                                       "f32")
+        with pytest.raises(ValueError, match="needs packed of 64 elements"):
+            torch.ops.actq.dequantize(packed[:63], gmin, gscale, None, [4, 64], 4, 2, 64,
+                                      torch.float32)
+        with pytest.raises(ValueError, match="needs group_scale of 4 elements"):
+            torch.ops.actq.dequantize(packed, gmin, gscale.half(), None, [4, 64], 4, 2, 64,
+                                      torch.float32)
+        y = torch.ops.actq.dequantize(packed, gmin, gscale, None, [4, 64], 4, 2, 64,
+                                      torch.float32)
+    assert y.shape == (4, 64)

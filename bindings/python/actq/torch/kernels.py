@@ -17,12 +17,42 @@ def sizes(rows, cols, bits, group_size, row_bits, meta_dtype):
                                        meta_dtype))
 
 
+def cols_of(numel, rows):
+    """The columns of numel elements seen as `rows` rows; the C calls would otherwise read
+    rows * cols elements of a tensor that has another count."""
+    if rows < 0 or (rows and numel % rows) or (not rows and numel):
+        raise ValueError("%d elements do not split into %d rows" % (numel, rows))
+    return numel // rows if rows else 0
+
+
+def check_row_bits(row_bits, rows):
+    """row_bits is read as `rows` host bytes."""
+    if row_bits is not None and (row_bits.device.type != "cpu" or row_bits.dtype != torch.uint8
+                                 or row_bits.numel() != rows):
+        raise ValueError("row_bits must be %d uint8 values in host memory, got %d %s on %s"
+                         % (rows, row_bits.numel(), row_bits.dtype, row_bits.device))
+
+
+def check_quantized(packed, gmin, gscale, nbytes, groups):
+    """The buffers dequantize reads hold what the layout says (nbytes None: not known)."""
+    for name, t, need, dtypes in (("packed", packed, nbytes, (torch.uint8,)),
+                                  ("group_min", gmin, groups, ACTQ_TO_TORCH.values()),
+                                  ("group_scale", gscale, groups, (gmin.dtype,))):
+        if (t.dtype not in dtypes or t.device != packed.device
+                or (need is not None and t.numel() < need)):
+            raise ValueError("the layout needs %s of %s elements (%s) on %s, got %d %s on %s"
+                             % (name, need, "/".join(str(d) for d in dtypes),
+                                packed.device, t.numel(), t.dtype, t.device))
+
+
 def quantize(x, rows, bits, group_size, row_bits, rounding, seed, offset, meta_dtype,
              ctx=None):
     """(packed, group_min, group_scale) of x seen as rows x (numel / rows)."""
     x = x.detach().contiguous()
     xd = actq_dtype(x)
-    cols = x.numel() // rows if rows else 0
+    cols = cols_of(x.numel(), rows)
+    check_row_bits(row_bits, rows)
+    row_bits = row_bits.contiguous() if row_bits is not None else None
     lay = raw.layout(rows, cols, group_size, bits, addr(row_bits), meta_dtype)
     nbytes, groups = raw.layout_sizes(lay)
     packed = torch.empty(nbytes, dtype=torch.uint8, device=x.device)
@@ -37,8 +67,11 @@ def quantize(x, rows, bits, group_size, row_bits, rounding, seed, offset, meta_d
 def dequantize(packed, gmin, gscale, row_bits, shape, rows, bits, group_size, meta_dtype,
                y_dtype, ctx=None):
     """A tensor of `shape` and actq dtype y_dtype, on packed's device."""
-    cols = _numel(shape) // rows if rows else 0
+    cols = cols_of(numel(shape), rows)
+    check_row_bits(row_bits, rows)
+    row_bits = row_bits.contiguous() if row_bits is not None else None
     lay = raw.layout(rows, cols, group_size, bits, addr(row_bits), meta_dtype)
+    check_quantized(packed, gmin, gscale, *raw.layout_sizes(lay))
     packed, gmin, gscale = packed.contiguous(), gmin.contiguous(), gscale.contiguous()
     y = torch.empty(tuple(shape), dtype=ACTQ_TO_TORCH[y_dtype], device=packed.device)
     with context_for(packed, ctx) as cx:
@@ -79,7 +112,7 @@ def check_codes(bits, codes, g):
                             codes.device))
 
 
-def _numel(shape):
+def numel(shape):
     n = 1
     for s in shape:
         n *= s

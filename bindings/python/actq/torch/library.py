@@ -71,10 +71,6 @@ def table_struct(bits, activation, param, bounds, levels):
     return t
 
 
-def _cols(numel, rows):
-    return numel // rows if rows else 0
-
-
 if AVAILABLE:
     @_custom_op("actq::quantize", mutates_args=(), device_types=DEVICE_TYPES)
     def quantize(x: torch.Tensor, row_bits: Optional[torch.Tensor], rows: int, bits: int,
@@ -91,7 +87,8 @@ if AVAILABLE:
         md = to_enum(DType, meta_dtype)
         to_enum(Rounding, rounding)  # the same error as the real call for a bad name
         rows = int(rows)
-        cols = _cols(int(x.numel()), rows)
+        cols = kernels.cols_of(int(x.numel()), rows)
+        kernels.check_row_bits(row_bits, rows)
         if row_bits is None:
             nbytes, groups = kernels.sizes(rows, cols, bits, group_size, None, md)
         else:
@@ -116,6 +113,15 @@ if AVAILABLE:
     def _(packed, group_min, group_scale, row_bits, shape, rows, bits, group_size, dtype):
         if dtype not in TORCH_DTYPES or group_min.dtype not in TORCH_DTYPES:
             raise TypeError("actq takes float32, float16 or bfloat16 tensors")
+        rows = int(rows)
+        cols = kernels.cols_of(kernels.numel([int(s) for s in shape]), rows)
+        kernels.check_row_bits(row_bits, rows)
+        md = TORCH_DTYPES[group_min.dtype]
+        # With row_bits the packed length depends on their values: only groups is known.
+        nbytes, groups = kernels.sizes(rows, cols, 8 if row_bits is not None else bits,
+                                       group_size, None, md)
+        kernels.check_quantized(packed, group_min, group_scale,
+                                None if row_bits is not None else nbytes, groups)
         return packed.new_empty(shape, dtype=dtype)
 
     @_custom_op("actq::fewbit_encode", mutates_args=(), device_types=DEVICE_TYPES)
