@@ -38,15 +38,28 @@ DEVICES = ["cpu", pytest.param("cuda", marks=needs_cuda)]
 
 
 @pytest.fixture(autouse=True)
-def float32_matmul_and_convolution(monkeypatch):
+def float32_matmul_and_convolution():
     """On a GPU, PyTorch's convolutions may use TF32 (10-bit mantissas) by default; the
     tests compare gradients computed by different kernels at float32 tolerances."""
     try:
         import torch
     except ImportError:
+        yield
         return
-    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
-    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
+    # Newer PyTorch states it as a precision ("ieee": no TF32) and no longer has
+    # matmul.allow_tf32; its settings are not plain attributes, so they are saved and
+    # restored here rather than through monkeypatch.
+    if hasattr(cudnn, "conv") and hasattr(cudnn.conv, "fp32_precision"):
+        settings = [(cudnn.conv, "fp32_precision", "ieee"), (matmul, "fp32_precision", "ieee")]
+    else:
+        settings = [(cudnn, "allow_tf32", False), (matmul, "allow_tf32", False)]
+    saved = [getattr(obj, name) for obj, name, _ in settings]
+    for obj, name, value in settings:
+        setattr(obj, name, value)
+    yield
+    for (obj, name, _), value in zip(settings, saved):
+        setattr(obj, name, value)
 
 
 def assert_same_bytes(got, want, what="tensor"):

@@ -13,8 +13,12 @@ from torch.nn.grad import conv2d_input, conv2d_weight
 
 from ..fewbit import FewbitTable, cached_table
 from ..quantized import Quantized
-from . import ops
+from . import library, ops
 from .device import ACTQ_TO_TORCH
+
+# Marks a function whose result torch.compile may take as a constant (PyTorch >= 2.1).
+_assume_constant_result = getattr(getattr(torch, "compiler", None), "assume_constant_result",
+                                  lambda fn: fn)
 
 
 def _save_quantized(ctx, q, *others):
@@ -39,12 +43,15 @@ def _load_quantized(ctx):
     return q, saved[n:]
 
 
+# The functions take the input already compressed (q, by the caller): the quantizer's
+# noise counter then advances outside autograd.Function, where torch.compile allows the
+# side effect, and the forward saves tensors only.
+
 class CompressedLinear(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, weight, bias, quantizer):
-        ctx.quantizer = quantizer
+    def forward(ctx, x, weight, bias, q):
         ctx.has_bias = bias is not None
-        _save_quantized(ctx, quantizer.compress(x), weight)
+        _save_quantized(ctx, q, weight)
         return F.linear(x, weight, bias)
 
     @staticmethod
@@ -55,7 +62,7 @@ class CompressedLinear(torch.autograd.Function):
             gx = gy.matmul(weight)
         g2 = gy.reshape(-1, gy.shape[-1])
         if ctx.needs_input_grad[1]:
-            x = ctx.quantizer.decompress(q)
+            x = ops.dequantize(q)
             gw = g2.t().mm(x.reshape(-1, x.shape[-1]))
         if ctx.has_bias and ctx.needs_input_grad[2]:
             gb = g2.sum(0)
@@ -64,11 +71,10 @@ class CompressedLinear(torch.autograd.Function):
 
 class CompressedConv2d(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, weight, bias, stride, padding, dilation, groups, quantizer):
-        ctx.quantizer = quantizer
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups, q):
         ctx.conf = (stride, padding, dilation, groups)
         ctx.has_bias = bias is not None
-        _save_quantized(ctx, quantizer.compress(x), weight)
+        _save_quantized(ctx, q, weight)
         return F.conv2d(x, weight, bias, stride, padding, dilation, groups)
 
     @staticmethod
@@ -79,7 +85,7 @@ class CompressedConv2d(torch.autograd.Function):
         if ctx.needs_input_grad[0]:
             gx = conv2d_input(q.shape, weight, gy, stride, padding, dilation, groups)
         if ctx.needs_input_grad[1]:
-            x = ctx.quantizer.decompress(q)
+            x = ops.dequantize(q)
             gw = conv2d_weight(x, weight.shape, gy, stride, padding, dilation, groups)
         if ctx.has_bias and ctx.needs_input_grad[2]:
             gb = gy.sum((0, 2, 3))
@@ -87,36 +93,54 @@ class CompressedConv2d(torch.autograd.Function):
 
 
 class FewbitActivation(torch.autograd.Function):
+    """spec: the table's fields (library.table_spec), plain values torch.compile keeps as
+    constants of the graph."""
+
     @staticmethod
-    def forward(ctx, x, table):
-        codes, y = ops.fewbit_encode(table, x)
-        ctx.table = table
+    def forward(ctx, x, spec):
+        codes, y = ops.fewbit_encode(spec, x)
+        ctx.spec = spec
         ctx.save_for_backward(codes)
         return y
 
     @staticmethod
     def backward(ctx, gy):
         (codes,) = ctx.saved_tensors
-        return ops.fewbit_backward(ctx.table, codes, gy), None
+        return ops.fewbit_backward(ctx.spec, codes, gy), None
 
 
 def linear(x, weight, bias, quantizer):
-    return CompressedLinear.apply(x, weight, bias, quantizer)
+    return CompressedLinear.apply(x, weight, bias, quantizer.compress(x))
 
 
 def conv2d(x, weight, bias, quantizer, stride=1, padding=0, dilation=1, groups=1):
     return CompressedConv2d.apply(x, weight, bias, stride, padding, dilation, groups,
-                                  quantizer)
+                                  quantizer.compress(x))
+
+
+_specs = {}
+
+
+@_assume_constant_result
+def table_spec(activation, bits=2, param=0.0):
+    """The fields of a table (library.table_spec): of a FewbitTable, or of the cached table
+    of a name or Activation; read once per table in eager code (a plain dict: Dynamo cannot
+    call through functools.lru_cache), and torch.compile calls it at tracing time only."""
+    key = (activation, bits, param)
+    spec = _specs.get(key)
+    if spec is None:
+        table = activation if isinstance(activation, FewbitTable) else \
+            cached_table(activation, bits, param)
+        spec = _specs[key] = library.table_spec(table)
+    return spec
 
 
 def fewbit_activation(x, activation, bits=2, param=0.0):
     """f(x) saving a `bits`-bit code per element; activation: a name ("gelu"), an
     Activation, or a FewbitTable."""
-    table = activation if isinstance(activation, FewbitTable) else \
-        cached_table(activation, bits, param)
-    return FewbitActivation.apply(x, table)
+    return FewbitActivation.apply(x, table_spec(activation, bits, param))
 
 
 def relu(x):
     """ReLU saving a 1-bit mask (the exact 1-bit table: levels 0 and 1, border 0)."""
-    return FewbitActivation.apply(x, cached_table("relu", 1))
+    return FewbitActivation.apply(x, table_spec("relu", 1))

@@ -49,10 +49,11 @@ class FewbitActivation(nn.Module):
         super().__init__()
         self.activation, self.bits, self.param = activation, bits, param
         self.table = AF.cached_table(activation, bits, param)
+        self.spec = AF.library.table_spec(self.table)  # what the autograd function takes
 
     def forward(self, x):
         if _active(self):
-            return AF.FewbitActivation.apply(x, self.table)
+            return AF.FewbitActivation.apply(x, self.spec)
         return _PLAIN[self.table.activation](x, self.param)
 
     def extra_repr(self):

@@ -1,16 +1,26 @@
 """PyTorch entry points for every data call of the contract, on CPU or CUDA tensors.
 
+quantize, dequantize and the few-bit calls go through the torch.ops.actq custom ops where
+PyTorch has them (actq/torch/library.py), so torch.compile traces them; with an explicit
+context, or on older PyTorch, they call the library directly (actq/torch/kernels.py).
+
 Outputs are allocated on the input's device; row_bits and tables stay host memory as the
 contract requires. Inputs are made contiguous (a copy only when they are not).
 """
+import math
+
 import numpy as np
 import torch
 
 from .. import alloc, raw
-from ..arrays import rows_cols
 from ..enums import DType, Rounding, to_enum
 from ..quantized import Quantized
-from .device import ACTQ_TO_TORCH, actq_dtype, addr, context_for
+from . import kernels, library
+from .device import ACTQ_TO_TORCH, TORCH_DTYPES, actq_dtype, addr, context_for
+
+# The ops' spelling of the enums (their schema takes names).
+_ROUNDING = {m: m.name.lower() for m in Rounding}
+_DTYPE = {m: m.name.lower() for m in DType}
 
 
 def _row_bits(row_bits, rows):
@@ -23,36 +33,59 @@ def _row_bits(row_bits, rows):
     return rb
 
 
+def rows_cols(shape, rows):
+    """actq.rows_cols in plain Python (math.prod, not NumPy), so torch.compile traces it."""
+    if rows is None:
+        rows = shape[0] if len(shape) >= 2 else 1
+    if rows == 0:
+        return 0, 0
+    numel = math.prod(shape)
+    if numel % rows:
+        raise ValueError("%d elements do not split into %d rows" % (numel, rows))
+    return rows, numel // rows
+
+
+def _use_ops(ctx):
+    """The torch.ops.actq path serves calls on the default contexts."""
+    return library.AVAILABLE and ctx is None
+
+
 def quantize(x, bits=2, group_size=256, *, row_bits=None, rounding="stochastic", seed=0,
              offset=0, meta_dtype="f32", rows=None, ctx=None):
-    """actq_quantize on a tensor seen as rows x cols (rows = first dimension by default)."""
-    x = x.detach().contiguous()
+    """actq_quantize on a tensor seen as rows x cols (rows = first dimension by default).
+    offset: an int, or a 0-d int64 CPU tensor (read when the call runs)."""
     xd = actq_dtype(x)
     md = to_enum(DType, meta_dtype)
+    rd = to_enum(Rounding, rounding)
     r, c = rows_cols(tuple(x.shape), rows)
     rb = _row_bits(row_bits, r)
-    lay = raw.layout(r, c, group_size, bits, addr(rb), md)
-    nbytes, groups = raw.layout_sizes(lay)
-    packed = torch.empty(nbytes, dtype=torch.uint8, device=x.device)
-    gmin = torch.empty(groups, dtype=ACTQ_TO_TORCH[md], device=x.device)
-    gscale = torch.empty(groups, dtype=ACTQ_TO_TORCH[md], device=x.device)
-    with context_for(x, ctx) as cx:
-        raw.quantize(cx, lay, xd, addr(x), to_enum(Rounding, rounding), seed, offset,
-                     addr(packed), addr(gmin), addr(gscale))
+    if _use_ops(ctx):
+        off = offset if torch.is_tensor(offset) else torch.tensor(library.signed64(offset))
+        packed, gmin, gscale = torch.ops.actq.quantize(
+            x.detach(), rb, r, bits, group_size, _ROUNDING[rd], library.signed64(seed), off,
+            _DTYPE[md])
+    else:
+        packed, gmin, gscale = kernels.quantize(x, r, bits, group_size, rb, rd, seed,
+                                                int(offset), md, ctx)
     return Quantized(packed, gmin, gscale, rb, r, c, group_size, bits, md, tuple(x.shape), xd)
 
 
 def dequantize(q, dtype=None, ctx=None):
     """actq_dequantize: a tensor of q's original shape (and dtype unless given)."""
-    yd = q.dtype if dtype is None else (actq_dtype(torch.empty(0, dtype=dtype))
-                                        if isinstance(dtype, torch.dtype)
-                                        else to_enum(DType, dtype))
-    lay = raw.layout(q.rows, q.cols, q.group_size, q.bits, addr(q.row_bits), q.meta_dtype)
-    y = torch.empty(q.shape, dtype=ACTQ_TO_TORCH[yd], device=q.packed.device)
-    with context_for(q.packed, ctx) as cx:
-        raw.dequantize(cx, lay, addr(q.packed), addr(q.group_min), addr(q.group_scale), yd,
-                       addr(y))
-    return y
+    if dtype is None:
+        yd = q.dtype
+    elif isinstance(dtype, torch.dtype):
+        if dtype not in TORCH_DTYPES:
+            raise TypeError("actq takes float32, float16 or bfloat16 tensors, not %s" % dtype)
+        yd = TORCH_DTYPES[dtype]
+    else:
+        yd = to_enum(DType, dtype)
+    if _use_ops(ctx):
+        return torch.ops.actq.dequantize(q.packed, q.group_min, q.group_scale, q.row_bits,
+                                         list(q.shape), q.rows, q.bits, q.group_size,
+                                         ACTQ_TO_TORCH[yd])
+    return kernels.dequantize(q.packed, q.group_min, q.group_scale, q.row_bits, q.shape,
+                              q.rows, q.bits, q.group_size, q.meta_dtype, yd, ctx)
 
 
 def pack(codes, bits, ctx=None):
@@ -81,31 +114,25 @@ def unpack(packed, bits, n, ctx=None):
 
 
 def fewbit_encode(table, x, with_y=True, ctx=None):
-    """fewbit_encode: (packed codes, f(x) or None)."""
-    x = x.detach().contiguous()
-    d = actq_dtype(x)
-    codes = torch.empty(raw.packed_bytes_1row(table.bits, x.numel()), dtype=torch.uint8,
-                        device=x.device)
-    y = torch.empty_like(x) if with_y else None
-    with context_for(x, ctx) as cx:
-        raw.fewbit_encode(cx, table.struct, x.numel(), d, addr(x), addr(y), addr(codes))
-    return codes, y
+    """fewbit_encode: (packed codes, f(x) or None). table: a FewbitTable, or its fields
+    as library.table_spec gives them (what compiled code passes)."""
+    if _use_ops(ctx):
+        spec = table if isinstance(table, tuple) else library.table_spec(table)
+        codes, y = torch.ops.actq.fewbit_encode(x.detach(), *spec, with_y)
+        return codes, (y if with_y else None)
+    return kernels.fewbit_encode(_struct(table), x, with_y, ctx)
 
 
 def fewbit_backward(table, codes, grad_out, ctx=None):
     """fewbit_backward: grad_out * levels[code], in grad_out's dtype and shape."""
-    g = grad_out.detach().contiguous()
-    d = actq_dtype(g)
-    need = raw.packed_bytes_1row(table.bits, g.numel())
-    if codes.dtype != torch.uint8 or codes.numel() < need or codes.device != g.device:
-        raise ValueError("%d elements need %d bytes of uint8 codes on %s, got %d %s on %s"
-                         % (g.numel(), need, g.device, codes.numel(), codes.dtype,
-                            codes.device))
-    codes = codes.contiguous()  # kept in a name: the C call must not see a freed temporary
-    gi = torch.empty_like(g)
-    with context_for(g, ctx) as cx:
-        raw.fewbit_backward(cx, table.struct, g.numel(), addr(codes), d, addr(g), addr(gi))
-    return gi
+    if _use_ops(ctx):
+        spec = table if isinstance(table, tuple) else library.table_spec(table)
+        return torch.ops.actq.fewbit_backward(codes, grad_out.detach(), *spec)
+    return kernels.fewbit_backward(_struct(table), codes, grad_out, ctx)
+
+
+def _struct(table):
+    return library.table_struct(*table) if isinstance(table, tuple) else table.struct
 
 
 def allocate_bits(sensitivity, numel, average_bits, allowed=(1, 2, 4, 8), method="greedy"):

@@ -17,8 +17,7 @@ import itertools
 
 import torch
 
-from ..arrays import rows_cols
-from ..enums import widths_mask
+from ..enums import DType, Rounding, to_enum, widths_mask
 from . import ops
 
 _seeds = itertools.count(0x5EED)
@@ -56,9 +55,29 @@ class Quantizer:
         self.meta_dtype = meta_dtype
         self.seed = next(_seeds) if seed is None else seed
         self.alloc_method = alloc_method
-        self.calls = 0  # the Philox offset of the next call
+        # The Philox offset of the next call, a 0-d CPU tensor that compress advances in
+        # place: compiled code reads and advances it at run time, not once at tracing.
+        self.offset = torch.zeros((), dtype=torch.int64)
+        self._rounding = to_enum(Rounding, rounding)
+        self._meta_dtype = to_enum(DType, meta_dtype)
         self.row_weight = None  # per-sample gradient-norm factors of the coming forward
-        self.elements_per_width = [0] * 9  # how many elements were stored at each width
+        # How many elements were stored at each width 0..8; a tensor for the reason of
+        # `offset` (an int counter would be a constant of a compiled graph).
+        self.stored = torch.zeros(9, dtype=torch.int64)
+
+    @property
+    def calls(self):
+        """How many calls this quantizer has made: the Philox offset of the next one."""
+        return int(self.offset) & 0xFFFFFFFFFFFFFFFF
+
+    @calls.setter
+    def calls(self, value):
+        self.offset.fill_(ops.library.signed64(value))
+
+    @property
+    def elements_per_width(self):
+        """[elements stored at width b for b in 0..8], as ints."""
+        return self.stored.tolist()
 
     def _row_weight_for(self, rows):
         """row_weight matched to a tensor of `rows` rows: per position when rows are the
@@ -86,20 +105,20 @@ class Quantizer:
 
     def compress(self, x, rows=None):
         x = x.detach()
-        r, c = rows_cols(tuple(x.shape), rows)
+        r, c = ops.rows_cols(tuple(x.shape), rows)
         row_bits = None
         if self.average_bits is not None and r:
             row_bits = self.row_widths(x.reshape(r, c))
         if row_bits is None:
-            self.elements_per_width[self.bits] += r * c
+            self.stored[self.bits] += r * c
         else:
             for b, n in zip(*torch.unique(row_bits, return_counts=True)):
-                self.elements_per_width[int(b)] += int(n) * c
-        offset = self.calls
-        self.calls += 1
-        return ops.quantize(x, self.bits, self.group_size, row_bits=row_bits,
-                            rounding=self.rounding, seed=self.seed, offset=offset,
-                            meta_dtype=self.meta_dtype, rows=r)
+                self.stored[int(b)] += int(n) * c
+        q = ops.quantize(x, self.bits, self.group_size, row_bits=row_bits,
+                         rounding=self._rounding, seed=self.seed, offset=self.offset,
+                         meta_dtype=self._meta_dtype, rows=r)
+        self.offset.add_(1)  # after the call: an op reads the offset when it runs
+        return q
 
     def decompress(self, q):
         return ops.dequantize(q)
