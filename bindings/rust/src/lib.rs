@@ -20,7 +20,8 @@
 //!
 //! Build: `build.rs` runs `pkg-config --libs --cflags actq`, so set `PKG_CONFIG_PATH` to
 //! `<prefix>/lib/pkgconfig` (and `LD_LIBRARY_PATH` to `<prefix>/lib` to run) for an install
-//! outside the system paths. The raw C calls are in [`sys`].
+//! outside the system paths. A static libactq.a links with the feature `static` or
+//! `ACTQ_STATIC=1` (then `pkg-config --static`). The raw C calls are in [`sys`].
 
 pub mod sys;
 
