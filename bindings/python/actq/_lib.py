@@ -58,7 +58,7 @@ def _load():
         raise LibraryNotFound("ACTQ_LIBRARY=%s cannot be loaded (%s); %s"
                               % (paths[0][0], "; ".join(errors), how))
     raise LibraryNotFound("libactq not found (tried %s); %s"
-                          % (", ".join(errors) or "nothing", how))
+                          % (", ".join(p for p, _ in paths) or "nothing", how))
 
 
 class _DlInfo(ctypes.Structure):
