@@ -53,3 +53,5 @@ def test_a_library_that_does_not_load_fails_with_the_reason(tmp_path):
     assert r.returncode == 1
     assert "ACTQ_LIBRARY=%s cannot be loaded" % missing in r.stderr
     assert r.stdout == ""
+    if sys.version_info >= (3, 10):  # sys.orig_argv: said plainly, not as a traceback
+        assert r.stderr.startswith("python -m actq: libactq cannot be loaded: ACTQ_LIBRARY=")
