@@ -42,15 +42,21 @@ DEVICES = ["cpu", pytest.param("cuda", marks=needs_cuda)]
 
 
 @pytest.fixture(autouse=True)
-def float32_matmul_and_convolution(monkeypatch):
+def float32_matmul_and_convolution():
     """On a GPU, PyTorch's convolutions may use TF32 (10-bit mantissas) by default; the
-    tests compare gradients computed by different kernels at float32 tolerances."""
+    tests compare gradients computed by different kernels at float32 tolerances. Saved and
+    restored by hand: torch.backends.cuda.matmul computes allow_tf32 in __getattr__, which
+    pytest 9's monkeypatch takes for an absent attribute and deletes when it undoes."""
     try:
         import torch
     except ImportError:
+        yield
         return
-    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
-    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
+    saved = cudnn.allow_tf32, matmul.allow_tf32
+    cudnn.allow_tf32 = matmul.allow_tf32 = False
+    yield
+    cudnn.allow_tf32, matmul.allow_tf32 = saved
 
 
 def assert_same_bytes(got, want, what="tensor"):
