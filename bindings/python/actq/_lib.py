@@ -3,9 +3,14 @@
 Everything here mirrors the headers exactly: the structs field by field, every function's
 argument and return types. Nothing is compiled; the library is found at import time:
 
-1. the environment variable ACTQ_LIBRARY (a path to libactq.so or libactq.so.0);
-2. ctypes.util.find_library("actq") (ldconfig's cache, LD_LIBRARY_PATH on some systems);
-3. the soname libactq.so.0 through the dynamic loader's search path.
+1. the environment variable ACTQ_LIBRARY (a path to libactq.so or libactq.so.0): when set,
+   that file or an ImportError, nothing else;
+2. the library bundled in this package, actq/lib/libactq.so.0 (`pip install .` at the
+   repository root puts it there);
+3. ctypes.util.find_library("actq") (ldconfig's cache, LD_LIBRARY_PATH on some systems);
+4. the soname libactq.so.0 through the dynamic loader's search path.
+
+PATH is the file actually loaded and FOUND_BY says which of these found it.
 """
 import ctypes
 import ctypes.util
@@ -21,34 +26,65 @@ class LibraryNotFound(ImportError):
     """libactq could not be loaded; the message says how to point the binding at it."""
 
 
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", SONAME)
+
+
 def _candidates():
+    """[(path, found_by)], and whether the choice was explicit."""
     env = os.environ.get("ACTQ_LIBRARY")
     if env:
         # An explicit path is the user's decision: no silent fallback when it is wrong.
-        return [env], True
+        return [(env, "ACTQ_LIBRARY")], True
     found = ctypes.util.find_library("actq")
-    return [p for p in (found, SONAME) if p], False
+    system = [(p, "system search") for p in (found, SONAME) if p]
+    if os.path.exists(BUNDLED):
+        return [(BUNDLED, "bundled")] + system, False
+    return system, False
 
 
 def _load():
     paths, explicit = _candidates()
     errors = []
-    for path in paths:
+    for path, found_by in paths:
         try:
-            return ctypes.CDLL(path)
+            return ctypes.CDLL(path), found_by
         except OSError as e:
             errors.append("%s: %s" % (path, e))
-    how = ("set ACTQ_LIBRARY to the full path of libactq.so (for example "
+    how = ("install the package with its library (`pip install .` at the root of the actq "
+           "repository), or set ACTQ_LIBRARY to the full path of libactq.so (for example "
            "<prefix>/lib/libactq.so.%d after `cmake --install`), or install libactq where "
            "the dynamic loader finds it (ldconfig, or LD_LIBRARY_PATH)" % ABI_MAJOR)
     if explicit:
         raise LibraryNotFound("ACTQ_LIBRARY=%s cannot be loaded (%s); %s"
-                              % (paths[0], "; ".join(errors), how))
+                              % (paths[0][0], "; ".join(errors), how))
     raise LibraryNotFound("libactq not found (tried %s); %s"
-                          % (", ".join(paths) or "nothing", how))
+                          % (", ".join(p for p, _ in paths) or "nothing", how))
 
 
-lib = _load()
+class _DlInfo(ctypes.Structure):
+    """Dl_info of <dlfcn.h>."""
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _file_of(library, symbol):
+    """The file the dynamic loader mapped for `library` (a soname may resolve anywhere):
+    dladdr() on one of its symbols; the name it was opened by where dladdr is missing."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+    except AttributeError:
+        return library._name
+    dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+    dladdr.restype = ctypes.c_int
+    info = _DlInfo()
+    address = ctypes.cast(getattr(library, symbol), ctypes.c_void_p)
+    if dladdr(address, ctypes.byref(info)) and info.dli_fname:
+        return os.path.realpath(os.fsdecode(info.dli_fname))
+    return library._name
+
+
+lib, FOUND_BY = _load()
+PATH = _file_of(lib, "actq_version")
 
 c_status = ctypes.c_int  # actq_status is a C enum: an int on every ABI we target
 c_enum = ctypes.c_int

@@ -1,10 +1,14 @@
 """Tests import the package from this checkout (bindings/python), and find libactq through
-ACTQ_LIBRARY as a user would (scripts/test-python sets it to a freshly installed copy)."""
+ACTQ_LIBRARY as a user would (scripts/test-python sets it to a freshly installed copy).
+With ACTQ_TEST_INSTALLED=1 they import the installed package instead, the wheel with its
+bundled library (scripts/test-wheel), and test_installed.py checks that they do."""
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+INSTALLED = os.environ.get("ACTQ_TEST_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, os.path.dirname(HERE))
 REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 
 import pytest  # noqa: E402
@@ -40,7 +44,9 @@ DEVICES = ["cpu", pytest.param("cuda", marks=needs_cuda)]
 @pytest.fixture(autouse=True)
 def float32_matmul_and_convolution():
     """On a GPU, PyTorch's convolutions may use TF32 (10-bit mantissas) by default; the
-    tests compare gradients computed by different kernels at float32 tolerances."""
+    tests compare gradients computed by different kernels at float32 tolerances. Saved and
+    restored by hand: torch.backends.cuda.matmul computes allow_tf32 in __getattr__, which
+    pytest 9's monkeypatch takes for an absent attribute and deletes when it undoes."""
     try:
         import torch
     except ImportError:

@@ -1,0 +1,101 @@
+"""`python -m actq`: what this install of actq is and sees, the way `python -m bitsandbytes`
+diagnoses one. Exit status 0 when the library loads and a CPU context works, 1 otherwise
+(a library that does not load is reported by actq/__init__.py, which runs first)."""
+import os
+import re
+import sys
+
+import actq
+from actq import _lib
+
+
+def _build_facts():
+    """actq-build.txt beside the library (a wheel's cmake/wheel.cmake writes it): how the
+    library was built, {} for a library from elsewhere."""
+    path = os.path.join(os.path.dirname(_lib.PATH), "actq-build.txt")
+    facts = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            for line in f:
+                key, _, value = line.strip().partition(" ")
+                if key:
+                    facts[key] = value
+    return facts
+
+
+def _format_version():
+    """ACTQ_FORMAT_VERSION of the headers beside the library: the ABI has no call for it."""
+    try:
+        header = os.path.join(actq.get_include(), "actq.h")
+    except FileNotFoundError:
+        return "unknown (no actq.h beside the library)"
+    with open(header) as f:
+        m = re.search(r"^#define ACTQ_FORMAT_VERSION (\d+)", f.read(), re.MULTILINE)
+    return "%s (%s)" % (m.group(1), header) if m else "unknown (%s names none)" % header
+
+
+def _context(backend):
+    """describe() of a new context of `backend`, or why there is none."""
+    try:
+        ctx = actq.Context(backend)
+    except actq.ActqError as e:
+        return None, str(e)
+    try:
+        return ctx.describe(), None
+    finally:
+        ctx.close()
+
+
+def _torch_lines():
+    try:
+        import torch
+    except ImportError as e:
+        return ["torch: not importable (%s)" % e]
+    lines = ["torch: %s (%s)" % (torch.__version__, os.path.dirname(torch.__file__))]
+    if not torch.cuda.is_available():
+        lines.append("torch CUDA: no device" + (" (torch built with CUDA %s)" % torch.version.cuda
+                                                if torch.version.cuda else " (CPU-only torch)"))
+        return lines
+    lines.append("torch CUDA: %s, %d device(s)" % (torch.version.cuda,
+                                                   torch.cuda.device_count()))
+    for i in range(torch.cuda.device_count()):
+        p = torch.cuda.get_device_properties(i)
+        lines.append("  cuda:%d %s (sm_%d%d, %.1f GiB)"
+                     % (i, p.name, p.major, p.minor, p.total_memory / 2**30))
+    return lines
+
+
+def main():
+    ok = True
+    facts = _build_facts()
+    print("actq %s (package %s)" % (actq.__version__, os.path.dirname(actq.__file__)))
+    print("library: %s (found by: %s)" % (_lib.PATH, _lib.FOUND_BY))
+    print("library version: %s (actq_version() = %d, ABI major %d)"
+          % (actq.__version__, actq.VERSION, actq.ABI_MAJOR))
+    print("format version: %s" % _format_version())
+    if facts:
+        print("built: %s, %s" % (facts.get("compiler", "?"), facts.get("build_type", "?")))
+    print("ACTQ_LIBRARY: %s" % os.environ.get("ACTQ_LIBRARY", "(unset)"))
+    if os.environ.get("ACTQ_CPU_ISA"):
+        print("ACTQ_CPU_ISA: %s (caps the CPU path)" % os.environ["ACTQ_CPU_ISA"])
+    cpu, why = _context(actq.Backend.CPU)
+    if cpu is None:
+        ok = False
+        print("CPU: no context: %s" % why)
+    else:
+        print("CPU: %s" % cpu)
+    if facts.get("cuda") == "OFF":
+        print("CUDA backend: not built in (built without nvcc, or with ACTQ_CUDA=OFF)")
+    else:
+        built = ("built in, for %s" % facts["cuda_architectures"] if facts.get("cuda")
+                 else "unknown whether built in (no actq-build.txt beside the library)")
+        cuda, why = _context(actq.Backend.CUDA)
+        print("CUDA backend: %s" % built)
+        print("CUDA context: %s" % (cuda if cuda else "none: %s" % why))
+    for line in _torch_lines():
+        print(line)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+# wheel.cmake - what a Python wheel (pyproject.toml, scikit-build-core: SKBUILD) carries,
+# in the install component actq_wheel, the only one the wheel build installs:
+#   actq/lib/libactq.so.0      the library, one file (a wheel cannot hold symlinks, so the
+#                              libactq.so.0.X.Y + links of a system install would be copies)
+#   actq/include/actq.h, fewbit.h   for C/C++ and JAX FFI extensions (actq.get_include())
+#   actq/lib/actq-build.txt    how it was built: `python -m actq` reports it
+# The library links only the C runtime (CUDA's runtime is static), so it needs no RPATH;
+# the Python binding loads it by its full path.
+
+# One file named by the soname: without VERSION, SOVERSION names the file itself.
+set_property(TARGET actq PROPERTY VERSION)
+install(TARGETS actq
+  LIBRARY DESTINATION actq/lib COMPONENT actq_wheel NAMELINK_SKIP
+  PUBLIC_HEADER DESTINATION actq/include COMPONENT actq_wheel)
+
+set(ACTQ_WHEEL_CUDA_ARCHITECTURES "")
+if(ACTQ_WITH_CUDA)
+  set(ACTQ_WHEEL_CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+endif()
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
+  "version ${PROJECT_VERSION}\n"
+  "cuda ${ACTQ_WITH_CUDA}\n"
+  "cuda_architectures ${ACTQ_WHEEL_CUDA_ARCHITECTURES}\n"
+  "compiler ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION}\n"
+  "build_type ${CMAKE_BUILD_TYPE}\n")
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
+  DESTINATION actq/lib COMPONENT actq_wheel)
