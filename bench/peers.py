@@ -38,7 +38,7 @@ Prints a table of G elements/s and the ratio ours/peer (> 1: we are faster) and,
 --out BASE, writes BASE.txt (that output) and BASE.json (for bench/report.py --peers,
 the "x peer" column). The CPU model (lscpu), torch version and load average are printed.
 
-One command, after scripts/peers-venv (which creates the venv with PyPI's torch) and
+One command, after scripts/python-venv (which creates the venv with PyPI's torch) and
 bench/run.sh (which installs the library into build-install/):
   VENV/bin/python bench/peers.py --lib build-install/lib/libactq.so \
       --out docs/bench-cpu-data/peers-zen1

@@ -184,7 +184,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     a.grid.groups = gr.rows * gr.groups_per_row;
     rows_of(gr, &a.rows, off, widths);
     a.x = x;
-    a.meta_dtype = (int)l.meta_dtype;
+    a.meta_dtype = l.meta_dtype;
     actq_noise_round_keys(seed, a.rk);
     a.offset = offset;
     a.packed = pg.data() + sp;
@@ -217,7 +217,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     d.packed = a.packed;
     d.group_min = ming.data();
     d.group_scale = scg.data();
-    d.meta_dtype = (int)l.meta_dtype;
+    d.meta_dtype = l.meta_dtype;
     unsigned char *y = ygbuf.data() + (16 - ((uintptr_t)ygbuf.data() % 16)) % 16 +
                        (rng_below(&rng, 2) ? 0 : ys);
     d.y = y;
