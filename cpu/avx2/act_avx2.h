@@ -9,7 +9,8 @@
  *
  * The functions carry target("avx2") (no "fma": the compiler can then never contract a
  * multiply and an add) and are meant to be inlined into an AVX2 kernel; callers must
- * check the CPU first. Self-contained apart from the shared constants and tables.
+ * check the CPU first. Every number (coefficient, threshold, piece edge) and the list of
+ * activations come from src/arith/act*.h, so that a change there reaches both versions.
  */
 #ifndef ACTQ_CPU_AVX2_ACT_AVX2_H
 #define ACTQ_CPU_AVX2_ACT_AVX2_H
@@ -64,16 +65,18 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_two_sum(__m256 a, __m256 b, __m256 *err) {
   return s;
 }
 
+/* the Horner chain of a coefficient list of src/arith/act_exp.h (ACTQ_HORNER) on 8 lanes */
+#define ACTQ_AVX2_HORNER_FIRST(p, x, c) p = _mm256_set1_ps(c);
+#define ACTQ_AVX2_HORNER_NEXT(p, x, c) p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(c));
+#define ACTQ_AVX2_HORNER_ADD(p, x, c) p = _mm256_add_ps(p, _mm256_set1_ps(c));
+#define ACTQ_AVX2_HORNER(LIST, p, x) \
+  LIST(ACTQ_AVX2_HORNER_FIRST, ACTQ_AVX2_HORNER_NEXT, ACTQ_AVX2_HORNER_ADD, p, x)
+
 /* ---- exp kernel (act_exp.h) --------------------------------------------------------------- */
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_expm1_kernel(__m256 r) {
-  __m256 q = _mm256_set1_ps(0x1.a4e8c6p-16f);
-  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.a2bfccp-13f));
-  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.6c1412p-10f));
-  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.110fccp-7f));
-  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.555556p-5f));
-  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.555556p-3f));
-  q = _mm256_add_ps(_mm256_mul_ps(q, r), _mm256_set1_ps(0x1.0p-1f));
+  __m256 q;
+  ACTQ_AVX2_HORNER(ACTQ_EXPM1_Q_POLY, q, r);
   return _mm256_add_ps(r, _mm256_mul_ps(_mm256_mul_ps(r, r), q));
 }
 
@@ -108,7 +111,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_exp(__m256 x) {
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_expm1(__m256 x) {
   __m256i k;
-  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-40.0f)), _mm256_set1_ps(88.0f));
+  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(ACTQ_EXPM1_ARG_MIN_F)),
+                            _mm256_set1_ps(ACTQ_EXPM1_ARG_MAX_F));
   __m256 p = actq_avx2_act_exp_reduce(xc, _mm256_setzero_ps(), &k);
   __m256 c = _mm256_sub_ps(_mm256_set1_ps(1.0f),
                            actq_avx2_act_exp2i(_mm256_sub_epi32(_mm256_setzero_si256(), k)));
@@ -128,11 +132,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
   __m256 f = _mm256_sub_ps(m, one);
   __m256 w = _mm256_div_ps(f, _mm256_add_ps(_mm256_set1_ps(2.0f), f));
   __m256 z = _mm256_mul_ps(w, w);
-  __m256 r1 = _mm256_set1_ps(0x1.8c9840p-3f);
-  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.c67a3cp-3f));
-  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.249326p-2f));
-  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.999998p-2f));
-  r1 = _mm256_add_ps(_mm256_mul_ps(r1, z), _mm256_set1_ps(0x1.555556p-1f));
+  __m256 r1;
+  ACTQ_AVX2_HORNER(ACTQ_LOG1P_R1_POLY, r1, z);
   __m256 r = _mm256_mul_ps(z, r1);
   __m256 hfsq = _mm256_mul_ps(_mm256_mul_ps(half, f), f);
   __m256 c = _mm256_div_ps(eh, m);
@@ -145,23 +146,21 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
 /* ---- normal CDF pieces (act_ncdf.h) --------------------------------------------------------- */
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_central_p(__m256 s) {
-  __m256 p = _mm256_set1_ps(-0x1.40d0c8p-25f);
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.640c18p-21f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.3ce004p-17f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.e42ad2p-14f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.374040p-10f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.46d042p-7f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.105838p-4f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.857936p-27f));
-  return _mm256_add_ps(p, _mm256_set1_ps(0x1.988454p-2f));
+  __m256 p;
+  ACTQ_AVX2_HORNER(ACTQ_NCDF_CENTRAL_POLY, p, s);
+  return p;
 }
 
+/* each table row is one 8-float load that vpermps indexes by piece */
+typedef char actq_avx2_ncdf_npiece_is_8[ACTQ_NCDF_NPIECE == 8 ? 1 : -1];
+
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_tail_g(__m256 t) {
-  /* piece index = number of edges <= t; each true compare is -1 */
-  static const float edge[ACTQ_NCDF_NPIECE - 1] = {1.0f, 1.5f, 2.25f, 3.375f, 5.0f, 7.5f, 11.0f};
+  /* piece index = number of inner edges <= t; each true compare is -1 */
   __m256i i = _mm256_setzero_si256();
-  for (int j = 0; j < ACTQ_NCDF_NPIECE - 1; j++)
-    i = _mm256_sub_epi32(i, _mm256_castps_si256(actq_avx2_act_ge(t, _mm256_set1_ps(edge[j]))));
+#define ACTQ_AVX2_NCDF_COUNT_EDGE(i, t, e) \
+  i = _mm256_sub_epi32(i, _mm256_castps_si256(actq_avx2_act_ge(t, _mm256_set1_ps(e))));
+  ACTQ_NCDF_EDGES(ACTQ_AVX2_NCDF_COUNT_EDGE, i, t);
+#undef ACTQ_AVX2_NCDF_COUNT_EDGE
   __m256 u = _mm256_sub_ps(t, _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_mid_host), i));
 #define ACTQ_AVX2_NCDF_C(j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_coef_host[j]), i)
   __m256 p = ACTQ_AVX2_NCDF_C(10);
@@ -206,7 +205,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu(__m256 x) {
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu_tanh(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.0f);
-  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-20.0f)), _mm256_set1_ps(10.0f));
+  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MIN_F)),
+                            _mm256_set1_ps(ACTQ_GELU_TANH_X_MAX_F));
   __m256 sl, ml, wl, vl;
   __m256 c3h = _mm256_set1_ps(ACTQ_GELU_TANH_C3_HI);
   __m256 sh = actq_avx2_act_two_prod(xc, xc, &sl);
@@ -227,8 +227,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu_tanh(__m256 x) {
   __m256 y = _mm256_div_ps(
       actq_avx2_act_sel(neg, actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), x),
       den);
-  y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(10.0f)), x, y);
-  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-20.0f)), msign, y);
+  y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MAX_F)), x, y);
+  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MIN_F)), msign, y);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sigmoid(__m256 x) {
@@ -247,7 +247,7 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_silu(__m256 x) {
   __m256 a = _mm256_xor_ps(actq_avx2_act_abs(x), _mm256_set1_ps(-0.0f));
   __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
   __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
-  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(-200.0f));
+  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(ACTQ_SILU_X_MIN_F));
   __m256 y_neg = actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k);
   return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, x), den);
 }
@@ -260,17 +260,9 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanh(__m256 x) {
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink_t(__m256 s) {
-  __m256 p = _mm256_set1_ps(-0x1.d3cf86p-17f);
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.d1e50ap-14f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.dcd88ep-12f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.64881cp-10f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.d0f9b0p-9f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.21ff00p-7f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.66456cp-6f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(0x1.ba1b2cp-5f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.111110p-3f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, s), _mm256_set1_ps(-0x1.55ce66p-27f));
-  return _mm256_add_ps(p, _mm256_set1_ps(0x1.555556p-2f));
+  __m256 p;
+  ACTQ_AVX2_HORNER(ACTQ_TANHSHRINK_T_POLY, p, s);
+  return p;
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink(__m256 x) {
@@ -283,7 +275,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink(__m256 x) {
   __m256 e = actq_avx2_act_scale2k(_mm256_add_ps(one, p), k);
   __m256 y_big = actq_avx2_act_with_sign(
       _mm256_add_ps(_mm256_sub_ps(t, one), _mm256_div_ps(_mm256_add_ps(e, e), _mm256_add_ps(one, e))), x);
-  return actq_avx2_act_sel(actq_avx2_act_lt(t, one), y_small, y_big);
+  return actq_avx2_act_sel(actq_avx2_act_lt(t, _mm256_set1_ps(ACTQ_TANHSHRINK_SERIES_MAX_F)),
+                           y_small, y_big);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_softplus(float beta_s, __m256 x) {
@@ -292,8 +285,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_softplus(float beta_s, __m256 x) {
   __m256 beta = _mm256_set1_ps(beta_s);
   __m256 tl;
   __m256 th = actq_avx2_act_two_prod(beta, x, &tl);
-  __m256 inr = _mm256_and_ps(actq_avx2_act_gt(th, _mm256_set1_ps(-200.0f)),
-                             actq_avx2_act_lt(th, _mm256_set1_ps(200.0f)));
+  __m256 inr = _mm256_and_ps(actq_avx2_act_gt(th, _mm256_set1_ps(-ACTQ_SOFTPLUS_PAIR_MAX_F)),
+                             actq_avx2_act_lt(th, _mm256_set1_ps(ACTQ_SOFTPLUS_PAIR_MAX_F)));
   tl = actq_avx2_act_sel(inr, tl, zero);
   __m256 pos = actq_avx2_act_gt(th, zero);
   __m256i k;
@@ -303,9 +296,9 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_softplus(float beta_s, __m256 x) {
   __m256 y_pos = _mm256_add_ps(x, _mm256_div_ps(l1p, beta));
   __m256 y_neg = _mm256_div_ps(l1p, beta);
   __m256 y_tiny = actq_avx2_act_scale2k(_mm256_div_ps(_mm256_add_ps(one, p), beta), k);
-  y_neg = actq_avx2_act_sel(actq_avx2_act_lt(th, _mm256_set1_ps(-20.0f)), y_tiny, y_neg);
-  y_neg = actq_avx2_act_sel(actq_avx2_act_lt(th, _mm256_set1_ps(-150.0f)), zero, y_neg);
-  y_pos = actq_avx2_act_sel(actq_avx2_act_gt(th, _mm256_set1_ps(20.0f)), x, y_pos);
+  y_neg = actq_avx2_act_sel(actq_avx2_act_lt(th, _mm256_set1_ps(-ACTQ_SOFTPLUS_LINEAR_F)), y_tiny, y_neg);
+  y_neg = actq_avx2_act_sel(actq_avx2_act_lt(th, _mm256_set1_ps(ACTQ_SOFTPLUS_ZERO_F)), zero, y_neg);
+  y_pos = actq_avx2_act_sel(actq_avx2_act_gt(th, _mm256_set1_ps(ACTQ_SOFTPLUS_LINEAR_F)), x, y_pos);
   return actq_avx2_act_sel(pos, y_pos, y_neg);
 }
 
@@ -333,12 +326,13 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_selu(__m256 x) {
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_celu(float alpha_s, __m256 x) {
   __m256 alpha = _mm256_set1_ps(alpha_s);
   __m256 y_neg = _mm256_mul_ps(alpha, actq_avx2_act_expm1(_mm256_div_ps(x, alpha)));
-  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(-0x1.0p-60f)), x, y_neg);
+  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_CELU_LINEAR_F)), x, y_neg);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_mish(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
-  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-200.0f)), _mm256_set1_ps(10.0f));
+  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(ACTQ_MISH_X_MIN_F)),
+                            _mm256_set1_ps(ACTQ_MISH_X_MAX_F));
   __m256i k;
   __m256 p = actq_avx2_act_exp_reduce(xc, _mm256_setzero_ps(), &k);
   __m256 c = _mm256_sub_ps(one, actq_avx2_act_exp2i(_mm256_sub_epi32(_mm256_setzero_si256(), k)));
@@ -351,8 +345,8 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_mish(__m256 x) {
   __m256 xu = actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k);
   __m256 y_neg = _mm256_mul_ps(
       xu, _mm256_sub_ps(one, _mm256_div_ps(_mm256_mul_ps(u, _mm256_add_ps(u, one)), d)));
-  __m256 y = actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-0.75f)), y_neg, y_pos);
-  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(10.0f)), x, y);
+  __m256 y = actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(ACTQ_MISH_NEG_SPLIT_F)), y_neg, y_pos);
+  return actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_MISH_X_MAX_F)), x, y);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_hardswish(__m256 x) {
@@ -376,7 +370,7 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_hardtanh(__m256 x) {
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_softsign(__m256 x) {
   __m256 t = actq_avx2_act_abs(x);
   __m256 y = _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), t));
-  return actq_avx2_act_sel(actq_avx2_act_gt(t, _mm256_set1_ps(0x1.0p26f)),
+  return actq_avx2_act_sel(actq_avx2_act_gt(t, _mm256_set1_ps(ACTQ_SOFTSIGN_BIG_F)),
                            actq_avx2_act_with_sign(_mm256_set1_ps(1.0f), x), y);
 }
 
@@ -393,29 +387,14 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_leaky_relu(float slope, __m256 x) {
   return actq_avx2_act_sel(actq_avx2_act_ge(x, _mm256_setzero_ps()), x, y_neg);
 }
 
+#define ACTQ_AVX2_ACT_CASE(a, name) case a: y = actq_avx2_act_##name(x); break;
+#define ACTQ_AVX2_ACT_CASE_P(a, name) case a: y = actq_avx2_act_##name(param, x); break;
+
 /* actq_act_forward on 8 lanes: same results lane for lane */
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_forward(int act, float param, __m256 x) {
   __m256 y;
   switch (act) {
-  case ACTQ_ACT_GELU: y = actq_avx2_act_gelu(x); break;
-  case ACTQ_ACT_GELU_TANH: y = actq_avx2_act_gelu_tanh(x); break;
-  case ACTQ_ACT_SILU: y = actq_avx2_act_silu(x); break;
-  case ACTQ_ACT_SIGMOID: y = actq_avx2_act_sigmoid(x); break;
-  case ACTQ_ACT_TANH: y = actq_avx2_act_tanh(x); break;
-  case ACTQ_ACT_SOFTPLUS: y = actq_avx2_act_softplus(param, x); break;
-  case ACTQ_ACT_ELU: y = actq_avx2_act_elu(param, x); break;
-  case ACTQ_ACT_SELU: y = actq_avx2_act_selu(x); break;
-  case ACTQ_ACT_CELU: y = actq_avx2_act_celu(param, x); break;
-  case ACTQ_ACT_MISH: y = actq_avx2_act_mish(x); break;
-  case ACTQ_ACT_HARDSWISH: y = actq_avx2_act_hardswish(x); break;
-  case ACTQ_ACT_HARDSIGMOID: y = actq_avx2_act_hardsigmoid(x); break;
-  case ACTQ_ACT_HARDTANH: y = actq_avx2_act_hardtanh(x); break;
-  case ACTQ_ACT_SOFTSIGN: y = actq_avx2_act_softsign(x); break;
-  case ACTQ_ACT_LOGSIGMOID: y = actq_avx2_act_logsigmoid(x); break;
-  case ACTQ_ACT_TANHSHRINK: y = actq_avx2_act_tanhshrink(x); break;
-  case ACTQ_ACT_RELU: y = actq_avx2_act_relu(x); break;
-  case ACTQ_ACT_RELU6: y = actq_avx2_act_relu6(x); break;
-  case ACTQ_ACT_LEAKY_RELU: y = actq_avx2_act_leaky_relu(param, x); break;
+  ACTQ_ACT_FORWARDS(ACTQ_AVX2_ACT_CASE, ACTQ_AVX2_ACT_CASE_P)
   default: return _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS));
   }
   return actq_avx2_act_sel(_mm256_cmp_ps(x, x, _CMP_UNORD_Q),

@@ -54,6 +54,21 @@ enum {
 #define ACTQ_SELU_LAMBDA_ALPHA_HI 0x1.c212ccp+0f
 #define ACTQ_SELU_LAMBDA_ALPHA_LO 0x1.903c0cp-26f
 
+/* Where the activations switch to a limit or a first-order form, or clamp their argument
+ * so that a discarded branch stays finite; the functions below say why each holds. */
+#define ACTQ_GELU_TANH_X_MIN_F (-20.0f)
+#define ACTQ_GELU_TANH_X_MAX_F 10.0f
+#define ACTQ_SILU_X_MIN_F (-200.0f)
+#define ACTQ_TANHSHRINK_SERIES_MAX_F 1.0f
+#define ACTQ_SOFTPLUS_PAIR_MAX_F 200.0f
+#define ACTQ_SOFTPLUS_LINEAR_F 20.0f
+#define ACTQ_SOFTPLUS_ZERO_F (-150.0f)
+#define ACTQ_CELU_LINEAR_F (-0x1.0p-60f)
+#define ACTQ_MISH_X_MIN_F (-200.0f)
+#define ACTQ_MISH_X_MAX_F 10.0f
+#define ACTQ_MISH_NEG_SPLIT_F (-0.75f)
+#define ACTQ_SOFTSIGN_BIG_F 0x1.0p26f
+
 /* GELU(x) = x Phi(x), Phi from act_ncdf.h. The negative tail is x e^(-t^2/2) g(t) with
  * the exp's 1 + p unrounded (actq_mul_exp's trick); it is -0 below -14.75 (the exact
  * value is below 2^-150 from -14.357 on). The positive tail is x (1 - Q(t)). */
@@ -80,7 +95,7 @@ ACTQ_HD float actq_act_gelu(float x) {
  * |v| up to 100 before it underflows, so v is carried as a float pair (error ~2^-40 |v|):
  * a float v would put |v| 2^-24 (up to 6 ulp) into the exponent. x > 10: x; x < -20: -0. */
 ACTQ_HD float actq_act_gelu_tanh(float x) {
-  float xc = actq_act_min(actq_act_max(x, -20.0f), 10.0f);
+  float xc = actq_act_min(actq_act_max(x, ACTQ_GELU_TANH_X_MIN_F), ACTQ_GELU_TANH_X_MAX_F);
   float sl, ml, wl, vl;
   float sh = actq_act_two_prod(xc, xc, &sl);
   float mh = actq_act_two_prod(ACTQ_GELU_TANH_C3_HI, sh, &ml);
@@ -98,8 +113,8 @@ ACTQ_HD float actq_act_gelu_tanh(float x) {
   float den = 1.0f + actq_scale2k(1.0f + p, k);
   /* one division: the branches share the denominator */
   float y = (neg ? actq_scale2k(xc + xc * p, k) : x) / den;
-  y = x > 10.0f ? x : y;
-  return x < -20.0f ? -0.0f : y;
+  y = x > ACTQ_GELU_TANH_X_MAX_F ? x : y;
+  return x < ACTQ_GELU_TANH_X_MIN_F ? -0.0f : y;
 }
 
 /* sigmoid(x): e = e^(-|x|); 1/(1+e) for x >= 0, e/(1+e) below */
@@ -118,7 +133,7 @@ ACTQ_HD float actq_act_silu(float x) {
   int k;
   float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
   float den = 1.0f + actq_scale2k(1.0f + p, k);
-  float xc = actq_act_max(x, -200.0f);
+  float xc = actq_act_max(x, ACTQ_SILU_X_MIN_F);
   return (x < 0.0f ? actq_scale2k(xc + xc * p, k) : x) / den; /* one division */
 }
 
@@ -131,18 +146,15 @@ ACTQ_HD float actq_act_tanh(float x) {
 
 /* x - tanh(x) for |x| < 1: x s T(s), s = x^2, T a degree-9 fit of (x - tanh x)/x^3
  * (tools/act_fit.py, tanhshrink_t, 2^-31.1), its constant a float pair */
+#define ACTQ_TANHSHRINK_T_POLY(FIRST, NEXT, ADD, p, x) \
+  FIRST(p, x, -0x1.d3cf86p-17f) NEXT(p, x, 0x1.d1e50ap-14f) NEXT(p, x, -0x1.dcd88ep-12f) \
+  NEXT(p, x, 0x1.64881cp-10f) NEXT(p, x, -0x1.d0f9b0p-9f) NEXT(p, x, 0x1.21ff00p-7f) \
+  NEXT(p, x, -0x1.66456cp-6f) NEXT(p, x, 0x1.ba1b2cp-5f) NEXT(p, x, -0x1.111110p-3f) \
+  NEXT(p, x, -0x1.55ce66p-27f) ADD(p, x, 0x1.555556p-2f)
+
 ACTQ_HD float actq_tanhshrink_t(float s) {
-  float p = -0x1.d3cf86p-17f;
-  p = p * s + 0x1.d1e50ap-14f;
-  p = p * s + -0x1.dcd88ep-12f;
-  p = p * s + 0x1.64881cp-10f;
-  p = p * s + -0x1.d0f9b0p-9f;
-  p = p * s + 0x1.21ff00p-7f;
-  p = p * s + -0x1.66456cp-6f;
-  p = p * s + 0x1.ba1b2cp-5f;
-  p = p * s + -0x1.111110p-3f;
-  p = p * s + -0x1.55ce66p-27f;
-  p = p + 0x1.555556p-2f;
+  float p;
+  ACTQ_HORNER(ACTQ_TANHSHRINK_T_POLY, p, s);
   return p;
 }
 
@@ -156,7 +168,7 @@ ACTQ_HD float actq_act_tanhshrink(float x) {
   float p = actq_exp_reduce(-2.0f * t, 0.0f, &k);
   float e = actq_scale2k(1.0f + p, k);
   float y_big = actq_act_with_sign((t - 1.0f) + (e + e) / (1.0f + e), x);
-  return t < 1.0f ? y_small : y_big;
+  return t < ACTQ_TANHSHRINK_SERIES_MAX_F ? y_small : y_big;
 }
 
 /* Softplus(beta, x) = log1p(e^(beta x))/beta. t = beta x is a float pair (exact product):
@@ -169,7 +181,8 @@ ACTQ_HD float actq_act_tanhshrink(float x) {
 ACTQ_HD float actq_act_softplus(float beta, float x) {
   float tl;
   float th = actq_act_two_prod(beta, x, &tl);
-  tl = (th > -200.0f && th < 200.0f) ? tl : 0.0f; /* Inf/NaN in tl from an overflow */
+  /* Inf/NaN in tl from an overflow */
+  tl = (th > -ACTQ_SOFTPLUS_PAIR_MAX_F && th < ACTQ_SOFTPLUS_PAIR_MAX_F) ? tl : 0.0f;
   int pos = th > 0.0f;
   int k;
   float p = actq_exp_reduce(-actq_act_abs(th), pos ? -tl : tl, &k);
@@ -177,9 +190,9 @@ ACTQ_HD float actq_act_softplus(float beta, float x) {
   float y_pos = x + l1p / beta;
   float y_neg = l1p / beta;
   float y_tiny = actq_scale2k((1.0f + p) / beta, k);
-  y_neg = th < -20.0f ? y_tiny : y_neg;
-  y_neg = th < -150.0f ? 0.0f : y_neg;
-  y_pos = th > 20.0f ? x : y_pos;
+  y_neg = th < -ACTQ_SOFTPLUS_LINEAR_F ? y_tiny : y_neg;
+  y_neg = th < ACTQ_SOFTPLUS_ZERO_F ? 0.0f : y_neg;
+  y_pos = th > ACTQ_SOFTPLUS_LINEAR_F ? x : y_pos;
   return pos ? y_pos : y_neg;
 }
 
@@ -211,7 +224,7 @@ ACTQ_HD float actq_act_selu(float x) {
  * subnormal, bit-poor x/alpha for alpha > 1 where the result x is still normal. */
 ACTQ_HD float actq_act_celu(float alpha, float x) {
   float y_neg = alpha * actq_expm1f(x / alpha);
-  return x > -0x1.0p-60f ? x : y_neg;
+  return x > ACTQ_CELU_LINEAR_F ? x : y_neg;
 }
 
 /* Mish(x) = x tanh(softplus(x)) = x n/(n+2), n = u(u+2), u = e^x = 2^k (1 + p).
@@ -223,7 +236,7 @@ ACTQ_HD float actq_act_celu(float alpha, float x) {
  *   -200, where the result has long underflowed).
  * - x > 10: x (1 - tanh(softplus x) < 2e^-20). */
 ACTQ_HD float actq_act_mish(float x) {
-  float xc = actq_act_min(actq_act_max(x, -200.0f), 10.0f);
+  float xc = actq_act_min(actq_act_max(x, ACTQ_MISH_X_MIN_F), ACTQ_MISH_X_MAX_F);
   int k;
   float p = actq_exp_reduce(xc, 0.0f, &k);
   /* 2^-k is garbage (but defined) for k < -126, in lanes that select y_neg */
@@ -234,8 +247,8 @@ ACTQ_HD float actq_act_mish(float x) {
   float d = (u + u) + u * u + 2.0f;
   float xu = actq_scale2k(xc + xc * p, k);
   float y_neg = xu * (1.0f - (u * (u + 1.0f)) / d);
-  float y = x < -0.75f ? y_neg : y_pos;
-  return x > 10.0f ? x : y;
+  float y = x < ACTQ_MISH_NEG_SPLIT_F ? y_neg : y_pos;
+  return x > ACTQ_MISH_X_MAX_F ? x : y;
 }
 
 /* Hardswish(x) = x relu6(x+3)/6, rounded as written ((x * c) / 6); x for x >= 3 (no
@@ -259,7 +272,7 @@ ACTQ_HD float actq_act_hardtanh(float x) {
 ACTQ_HD float actq_act_softsign(float x) {
   float t = actq_act_abs(x);
   float y = x / (1.0f + t);
-  return t > 0x1.0p26f ? actq_act_with_sign(1.0f, x) : y;
+  return t > ACTQ_SOFTSIGN_BIG_F ? actq_act_with_sign(1.0f, x) : y;
 }
 
 ACTQ_HD float actq_act_relu(float x) { return actq_act_max(x, 0.0f); }
@@ -273,30 +286,27 @@ ACTQ_HD float actq_act_leaky_relu(float slope, float x) {
   return x >= 0.0f ? x : y_neg; /* +-0 stay themselves whatever the slope's sign */
 }
 
+/* Every activation with its forward's name, so that each backend's dispatch is expanded
+ * from one list: LIST(X, XP) gives X(ACT, name) for name(x), XP(ACT, name) for
+ * name(param, x), the name without its prefix (actq_act_ here, actq_avx2_act_ in AVX2). */
+#define ACTQ_ACT_FORWARDS(X, XP) \
+  X(ACTQ_ACT_GELU, gelu) X(ACTQ_ACT_GELU_TANH, gelu_tanh) X(ACTQ_ACT_SILU, silu) \
+  X(ACTQ_ACT_SIGMOID, sigmoid) X(ACTQ_ACT_TANH, tanh) XP(ACTQ_ACT_SOFTPLUS, softplus) \
+  XP(ACTQ_ACT_ELU, elu) X(ACTQ_ACT_SELU, selu) XP(ACTQ_ACT_CELU, celu) X(ACTQ_ACT_MISH, mish) \
+  X(ACTQ_ACT_HARDSWISH, hardswish) X(ACTQ_ACT_HARDSIGMOID, hardsigmoid) \
+  X(ACTQ_ACT_HARDTANH, hardtanh) X(ACTQ_ACT_SOFTSIGN, softsign) \
+  X(ACTQ_ACT_LOGSIGMOID, logsigmoid) X(ACTQ_ACT_TANHSHRINK, tanhshrink) X(ACTQ_ACT_RELU, relu) \
+  X(ACTQ_ACT_RELU6, relu6) XP(ACTQ_ACT_LEAKY_RELU, leaky_relu)
+
+#define ACTQ_ACT_CASE(a, name) case a: y = actq_act_##name(x); break;
+#define ACTQ_ACT_CASE_P(a, name) case a: y = actq_act_##name(param, x); break;
+
 /* y = f(x) for activation `act` (ACTQ_ACT_*, = fewbit_activation) with its parameter
  * (ignored where there is none). NaN for a NaN x, for CUSTOM and for unknown numbers. */
 ACTQ_HD float actq_act_forward(int act, float param, float x) {
   float y;
   switch (act) {
-  case ACTQ_ACT_GELU: y = actq_act_gelu(x); break;
-  case ACTQ_ACT_GELU_TANH: y = actq_act_gelu_tanh(x); break;
-  case ACTQ_ACT_SILU: y = actq_act_silu(x); break;
-  case ACTQ_ACT_SIGMOID: y = actq_act_sigmoid(x); break;
-  case ACTQ_ACT_TANH: y = actq_act_tanh(x); break;
-  case ACTQ_ACT_SOFTPLUS: y = actq_act_softplus(param, x); break;
-  case ACTQ_ACT_ELU: y = actq_act_elu(param, x); break;
-  case ACTQ_ACT_SELU: y = actq_act_selu(x); break;
-  case ACTQ_ACT_CELU: y = actq_act_celu(param, x); break;
-  case ACTQ_ACT_MISH: y = actq_act_mish(x); break;
-  case ACTQ_ACT_HARDSWISH: y = actq_act_hardswish(x); break;
-  case ACTQ_ACT_HARDSIGMOID: y = actq_act_hardsigmoid(x); break;
-  case ACTQ_ACT_HARDTANH: y = actq_act_hardtanh(x); break;
-  case ACTQ_ACT_SOFTSIGN: y = actq_act_softsign(x); break;
-  case ACTQ_ACT_LOGSIGMOID: y = actq_act_logsigmoid(x); break;
-  case ACTQ_ACT_TANHSHRINK: y = actq_act_tanhshrink(x); break;
-  case ACTQ_ACT_RELU: y = actq_act_relu(x); break;
-  case ACTQ_ACT_RELU6: y = actq_act_relu6(x); break;
-  case ACTQ_ACT_LEAKY_RELU: y = actq_act_leaky_relu(param, x); break;
+  ACTQ_ACT_FORWARDS(ACTQ_ACT_CASE, ACTQ_ACT_CASE_P)
   default: return actq_f32_from_bits(ACTQ_F32_QNAN_BITS);
   }
   return x != x ? actq_f32_from_bits(ACTQ_F32_QNAN_BITS) : y;

@@ -33,6 +33,24 @@
 #define ACTQ_EXP_ARG_MIN_F (-160.0f)
 #define ACTQ_EXP_ARG_MAX_F 100.0f
 
+/* expm1f's argument range: below -40 the float result is -1 (it is from -17.4 on); above 88
+ * it would overflow, which the activations never ask for (they call it on x <= 0). */
+#define ACTQ_EXPM1_ARG_MIN_F (-40.0f)
+#define ACTQ_EXPM1_ARG_MAX_F 88.0f
+
+/* ---- polynomials ------------------------------------------------------------------------ */
+
+/* Every polynomial of the activations is one coefficient list, highest power first, from
+ * which both the scalar Horner chain below (ACTQ_HORNER) and the vector one of
+ * cpu/avx2/act_avx2.h are expanded, so that its numbers are written once.
+ * LIST(FIRST, NEXT, ADD, p, x) expands to FIRST(p, x, c_n) NEXT(p, x, c_n-1) ... : FIRST
+ * sets p, NEXT is one step p = p x + c, and ADD, last in the lists whose constant term is a
+ * float pair (hi, lo), adds hi after the step that added lo. */
+#define ACTQ_HORNER_FIRST(p, x, c) p = (c);
+#define ACTQ_HORNER_NEXT(p, x, c) p = p * (x) + (c);
+#define ACTQ_HORNER_ADD(p, x, c) p = p + (c);
+#define ACTQ_HORNER(LIST, p, x) LIST(ACTQ_HORNER_FIRST, ACTQ_HORNER_NEXT, ACTQ_HORNER_ADD, p, x)
+
 /* ---- lane-wise helpers (each maps to one AVX2 instruction) ---------------------------- */
 
 /* vmaxps(a, b) / vminps(a, b): the second operand when either is NaN or both are zeros */
@@ -68,15 +86,16 @@ ACTQ_HD float actq_act_two_sum(float a, float b, float *err) {
 
 /* ---- the exp kernel --------------------------------------------------------------------- */
 
-/* expm1(r) for |r| <= 0.35: r + r^2 q(r); q fitted by tools/act_fit.py (expm1_q) */
+/* q(r) of expm1(r) = r + r^2 q(r) on |r| <= 0.35 (tools/act_fit.py, expm1_q) */
+#define ACTQ_EXPM1_Q_POLY(FIRST, NEXT, ADD, p, x) \
+  FIRST(p, x, 0x1.a4e8c6p-16f) NEXT(p, x, 0x1.a2bfccp-13f) NEXT(p, x, 0x1.6c1412p-10f) \
+  NEXT(p, x, 0x1.110fccp-7f) NEXT(p, x, 0x1.555556p-5f) NEXT(p, x, 0x1.555556p-3f) \
+  NEXT(p, x, 0x1.0p-1f)
+
+/* expm1(r) for |r| <= 0.35 */
 ACTQ_HD float actq_expm1_kernel(float r) {
-  float q = 0x1.a4e8c6p-16f;
-  q = q * r + 0x1.a2bfccp-13f;
-  q = q * r + 0x1.6c1412p-10f;
-  q = q * r + 0x1.110fccp-7f;
-  q = q * r + 0x1.555556p-5f;
-  q = q * r + 0x1.555556p-3f;
-  q = q * r + 0x1.0p-1f;
+  float q;
+  ACTQ_HORNER(ACTQ_EXPM1_Q_POLY, q, r);
   return r + (r * r) * q;
 }
 
@@ -124,11 +143,12 @@ ACTQ_HD float actq_mul_exp(float a, float hi, float lo) {
 
 /* e^x - 1 for x <= 88 (the activations use x <= 0): 2^k (p + (1 - 2^-k)). 1 - 2^-k is
  * exact for |k| <= 24 and rounded beyond, where its error is below 2^-25 of the result;
- * p + (1 - 2^-k) rounds once and the scaling is exact. x is clamped to [-40, 88]: -1 in
- * float below -17.4; above 88 the result is not the overflow it should be (unused). */
+ * p + (1 - 2^-k) rounds once and the scaling is exact. x is clamped to
+ * [ACTQ_EXPM1_ARG_MIN_F, ACTQ_EXPM1_ARG_MAX_F]. */
 ACTQ_HD float actq_expm1f(float x) {
   int k;
-  float p = actq_exp_reduce(actq_act_min(actq_act_max(x, -40.0f), 88.0f), 0.0f, &k);
+  float xc = actq_act_min(actq_act_max(x, ACTQ_EXPM1_ARG_MIN_F), ACTQ_EXPM1_ARG_MAX_F);
+  float p = actq_exp_reduce(xc, 0.0f, &k);
   float c = 1.0f - actq_exp2i(-k);
   return (p + c) * actq_exp2i(k);
 }

@@ -20,12 +20,14 @@
 #define ACTQ_LN2_F 0x1.62e430p-1f
 #define ACTQ_LN2_LO_LOG_F (-0x1.05c610p-29f)
 
+/* R1(z), z = w^2 (tools/act_fit.py, log1p_r) */
+#define ACTQ_LOG1P_R1_POLY(FIRST, NEXT, ADD, p, x) \
+  FIRST(p, x, 0x1.8c9840p-3f) NEXT(p, x, 0x1.c67a3cp-3f) NEXT(p, x, 0x1.249326p-2f) \
+  NEXT(p, x, 0x1.999998p-2f) NEXT(p, x, 0x1.555556p-1f)
+
 ACTQ_HD float actq_log1p_r1(float z) {
-  float p = 0x1.8c9840p-3f;
-  p = p * z + 0x1.c67a3cp-3f;
-  p = p * z + 0x1.249326p-2f;
-  p = p * z + 0x1.999998p-2f;
-  p = p * z + 0x1.555556p-1f;
+  float p;
+  ACTQ_HORNER(ACTQ_LOG1P_R1_POLY, p, z);
   return p;
 }
 

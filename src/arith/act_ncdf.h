@@ -18,23 +18,29 @@
 
 #include "src/arith/act_exp.h"
 
-/* piece i covers [edge i-1, edge i), edges 43/64, 1, 1.5, 2.25, 3.375, 5, 7.5, 11, 14.75 */
+/* The tail [43/64, 14.75] is cut at the inner edges below into ACTQ_NCDF_NPIECE pieces:
+ * piece i covers [edge i-1, edge i), edge -1 = CENTRAL_MAX and edge NPIECE-1 = TAIL_MAX.
+ * EDGES(STEP, i, t) expands to STEP(i, t, edge) for each inner edge, in increasing order
+ * (tools/act_fit.py fits on the same pieces). */
 #define ACTQ_NCDF_CENTRAL_MAX_F 0.671875f
 #define ACTQ_NCDF_TAIL_MAX_F 14.75f
-#define ACTQ_NCDF_NPIECE 8
+#define ACTQ_NCDF_EDGES(STEP, i, t) \
+  STEP(i, t, 1.0f) STEP(i, t, 1.5f) STEP(i, t, 2.25f) STEP(i, t, 3.375f) STEP(i, t, 5.0f) \
+  STEP(i, t, 7.5f) STEP(i, t, 11.0f)
+#define ACTQ_NCDF_PLUS_ONE(i, t, e) + 1
+#define ACTQ_NCDF_NPIECE (1 ACTQ_NCDF_EDGES(ACTQ_NCDF_PLUS_ONE, , ))
 #define ACTQ_NCDF_NCOEF 11 /* c0 hi, c0 lo, c1..c9 */
+
+/* P(s), s = x^2 (tools/act_fit.py, phi_central); its constant term a float pair */
+#define ACTQ_NCDF_CENTRAL_POLY(FIRST, NEXT, ADD, p, x) \
+  FIRST(p, x, -0x1.40d0c8p-25f) NEXT(p, x, 0x1.640c18p-21f) NEXT(p, x, -0x1.3ce004p-17f) \
+  NEXT(p, x, 0x1.e42ad2p-14f) NEXT(p, x, -0x1.374040p-10f) NEXT(p, x, 0x1.46d042p-7f) \
+  NEXT(p, x, -0x1.105838p-4f) NEXT(p, x, -0x1.857936p-27f) ADD(p, x, 0x1.988454p-2f)
 
 /* Phi(x) - 1/2 = x P(x^2) for |x| < 43/64 */
 ACTQ_HD float actq_ncdf_central_p(float s) {
-  float p = -0x1.40d0c8p-25f;
-  p = p * s + 0x1.640c18p-21f;
-  p = p * s + -0x1.3ce004p-17f;
-  p = p * s + 0x1.e42ad2p-14f;
-  p = p * s + -0x1.374040p-10f;
-  p = p * s + 0x1.46d042p-7f;
-  p = p * s + -0x1.105838p-4f;
-  p = p * s + -0x1.857936p-27f;
-  p = p + 0x1.988454p-2f;
+  float p;
+  ACTQ_HORNER(ACTQ_NCDF_CENTRAL_POLY, p, s);
   return p;
 }
 
@@ -75,16 +81,11 @@ static __constant__ const float actq_ncdf_coef_dev[ACTQ_NCDF_NCOEF][ACTQ_NCDF_NP
 #  define ACTQ_NCDF_COEF actq_ncdf_coef_host
 #endif
 
-/* index of t's piece: the number of edges <= t (one compare-and-add per edge) */
+/* index of t's piece: the number of inner edges <= t (one compare-and-add per edge) */
+#define ACTQ_NCDF_COUNT_EDGE(i, t, e) i += (t) >= (e);
 ACTQ_HD int actq_ncdf_piece(float t) {
   int i = 0;
-  i += t >= 1.0f;
-  i += t >= 1.5f;
-  i += t >= 2.25f;
-  i += t >= 3.375f;
-  i += t >= 5.0f;
-  i += t >= 7.5f;
-  i += t >= 11.0f;
+  ACTQ_NCDF_EDGES(ACTQ_NCDF_COUNT_EDGE, i, t);
   return i;
 }
 

@@ -79,6 +79,18 @@ static void build_inputs(void) {
       14.75f, 15.0f, 17.0f, 17.4f, 20.0f, 40.0f, 82.9f, 87.3f, 88.0f, 88.72f, 89.0f, 100.0f,
       103.97f, 104.0f, 150.0f, 160.0f, 200.0f, 1e10f, 0x1p24f, 0x1p26f, 1e30f, FLT_MAX};
   for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) push_around(&cap, hard[i]);
+  /* the implementation's named switch points and piece edges, so that the inputs follow
+   * them when they move */
+  static const float named[] = {
+      ACTQ_EXP_ARG_MIN_F, ACTQ_EXP_ARG_MAX_F, ACTQ_EXPM1_ARG_MIN_F, ACTQ_EXPM1_ARG_MAX_F,
+      ACTQ_NCDF_CENTRAL_MAX_F, ACTQ_NCDF_TAIL_MAX_F, ACTQ_GELU_TANH_X_MIN_F,
+      ACTQ_GELU_TANH_X_MAX_F, ACTQ_SILU_X_MIN_F, ACTQ_TANHSHRINK_SERIES_MAX_F,
+      ACTQ_SOFTPLUS_PAIR_MAX_F, ACTQ_SOFTPLUS_LINEAR_F, ACTQ_SOFTPLUS_ZERO_F, ACTQ_CELU_LINEAR_F,
+      ACTQ_MISH_X_MIN_F, ACTQ_MISH_X_MAX_F, ACTQ_MISH_NEG_SPLIT_F, ACTQ_SOFTSIGN_BIG_F};
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) push_around(&cap, named[i]);
+#define PUSH_EDGE(i, t, e) push_around(&cap, e);
+  ACTQ_NCDF_EDGES(PUSH_EDGE, , )
+#undef PUSH_EDGE
   for (int j = 0; j < 160; j++) push_around(&cap, (float)((j + 0.5) * 0.69314718055994531));
   for (int j = 0; j < 80; j++) push_around(&cap, (float)((j + 0.5) * 0.69314718055994531 / 2));
   /* the sqrt2 boundary of log1p's argument 1 + e^-|x| */
