@@ -5,7 +5,7 @@
  * scalar max/min written as `a > b ? a : b` is vmaxps/vminps, which return the second
  * operand on NaN and on equal zeros exactly like the ternary), so lane i of the result
  * has the bits of the scalar function at lane i of the input, for every input; the test
- * tests/test_act.c checks that over the same inputs as the accuracy test.
+ * tests/arith/test_act.c checks that over the same inputs as the accuracy test.
  *
  * The functions carry target("avx2") (no "fma": the compiler can then never contract a
  * multiply and an add) and are meant to be inlined into an AVX2 kernel; callers must

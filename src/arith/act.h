@@ -7,7 +7,7 @@
  * input whose result is a normal float, absolute error within 4 * 2^-149 where the exact
  * result is subnormal. Max errors in ulp found by tools/act_scan.c, exhaustive over
  * |x| in [2^-37, 2^33) (outside, only limits and first-order terms are computed, covered by
- * tests/test_act.c's random and hard inputs):
+ * tests/arith/test_act.c's random and hard inputs):
  *   GELU 2.91  GELU_TANH 2.91  SiLU 2.79  Sigmoid 2.40  Tanh 2.50  Mish 2.82
  *   Tanhshrink 3.13  Softplus(1) 1.64, (4) 1.64, (0.7) 2.52  LogSigmoid 1.64
  *   ELU(1) 0.85  SELU 1.86  CELU(0.7) 2.01, (2) 0.85  Hardswish 1.91
