@@ -31,7 +31,7 @@ static int run_quant(actq_context *cuda, test_rng *rng, size_t rows, size_t cols
   c.offset = rng_next(rng);
   c.shift_x = shift_x;
   c.shift_packed = rng_below(rng, 5);
-  fill_groups(rng, (int)xd, x, rows, cols, G, 1);
+  fill_groups(rng, xd, x, rows, cols, G, 1);
   ok = check_quant_case(cuda, &c, x, msg, sizeof msg);
   if (!ok) printf("FAIL %s\n", msg);
   free(x);

@@ -114,7 +114,7 @@ Test(cuda_errors, user_stream_and_legacy_stream) {
     cr_assert_eq(actq_context_set_stream(cuda, pass == 0 ? (void *)s : NULL), ACTQ_OK);
     if (pass == 2) cr_assert_eq(actq_context_set_stream(cuda, (void *)s), ACTQ_OK);
     c.seed = rng_next(&rng);
-    fill_groups(&rng, 0, x, c.layout.rows, c.layout.cols, c.layout.group_size, 1);
+    fill_groups(&rng, ACTQ_F32, x, c.layout.rows, c.layout.cols, c.layout.group_size, 1);
     cr_assert(check_quant_case(cuda, &c, x, msg, sizeof msg), "pass %d: %s", pass, msg);
   }
   cr_assert_eq(actq_context_set_stream(cuda, NULL), ACTQ_OK);

@@ -67,7 +67,7 @@ Test(cuda_large, past_2_pow_31_elements, .timeout = 240) {
   cr_assert(x && rp && gp && rmin && gmin && rsc && gsc, "host allocation");
   /* A random tile of a length prime to the group and row sizes, repeated: cheap to make,
    * and no two groups see the same values at the same noise counters. */
-  fill_groups(&rng, 2, tile, 1, 4099, 4099, 0);
+  fill_groups(&rng, ACTQ_BF16, tile, 1, 4099, 4099, 0);
   for (i = 0; i < n; i += 4099) memcpy(x + i, tile, (n - i < 4099 ? n - i : 4099) * 2);
 
   cr_assert_eq(cudaMalloc(&dx, n * 2), cudaSuccess);

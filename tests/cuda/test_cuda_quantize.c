@@ -45,7 +45,7 @@ static void *random_case(test_rng *rng, quant_case *c, uint8_t **row_bits, int s
   c->shift_meta = (c->layout.meta_dtype == ACTQ_F32 ? 4 : 2) * rng_below(rng, 4);
   c->shift_y = (c->y_dtype == ACTQ_F32 ? 4 : 2) * rng_below(rng, 8);
   x = malloc(c->layout.rows * c->layout.cols * esize);
-  fill_groups(rng, (int)c->x_dtype, x, c->layout.rows, c->layout.cols, c->layout.group_size,
+  fill_groups(rng, c->x_dtype, x, c->layout.rows, c->layout.cols, c->layout.group_size,
               special);
   return x;
 }
@@ -96,7 +96,7 @@ Test(cuda_quantize, every_width_dtype_rounding) {
           c.rounding = (actq_rounding)rd;
           c.seed = rng_next(&rng);
           c.offset = rng_next(&rng);
-          fill_groups(&rng, xd, x, c.layout.rows, c.layout.cols, c.layout.group_size, 1);
+          fill_groups(&rng, c.x_dtype, x, c.layout.rows, c.layout.cols, c.layout.group_size, 1);
           cr_assert(check_quant_case(cuda, &c, x, msg, sizeof msg), "%s", msg);
         }
   actq_context_destroy(cuda);

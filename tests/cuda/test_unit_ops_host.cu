@@ -165,7 +165,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     std::vector<unsigned char> minr(groups * ms), scr(groups * ms), ming(groups * ms), scg(groups * ms);
     std::vector<unsigned char> yr(n * ys), ygbuf(n * ys + 64);
     unsigned char *x = xbuf.data() + (16 - ((uintptr_t)xbuf.data() % 16)) % 16 + sx * xs;
-    fill_groups(&rng, (int)xd, x, l.rows, l.cols, l.group_size, 1);
+    fill_groups(&rng, xd, x, l.rows, l.cols, l.group_size, 1);
 
     const actq_status rst = actq_quantize(ref, &l, xd, x, rd, seed, offset, pr.data(), minr.data(), scr.data());
     cr_assert(rst == ACTQ_OK || rst == ACTQ_ERR_NONFINITE);

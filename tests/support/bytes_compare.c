@@ -1,5 +1,5 @@
 /* bytes_compare.c - see bytes_compare.h. */
-#include "bytes_compare.h"
+#include "support/bytes_compare.h"
 
 #include <stdio.h>
 

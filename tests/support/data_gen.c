@@ -1,31 +1,18 @@
-/* data_gen.c - see data_gen.h. */
-#include "data_gen.h"
+/* data_gen.c - see data_gen.h. One generator (splitmix64) and one element store for
+ * every test: those of support/tensor.c. */
+#include "support/data_gen.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include "src/arith/half.h"
+#include "support/tensor.h"
 
-uint64_t rng_next(test_rng *r) {
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+uint64_t rng_next(test_rng *r) { return test_rand_u64(&r->s); }
 
 uint64_t rng_below(test_rng *r, uint64_t n) { return rng_next(r) % n; }
 
-double rng_unit(test_rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
-
-static void store(int dtype, void *x, size_t i, float v) {
-  if (dtype == 1)
-    ((uint16_t *)x)[i] = actq_f32_to_f16(v);
-  else if (dtype == 2)
-    ((uint16_t *)x)[i] = actq_f32_to_bf16(v);
-  else
-    ((float *)x)[i] = v;
-}
+double rng_unit(test_rng *r) { return test_rand_uniform(&r->s); }
 
 static float random_bits_value(test_rng *rng) {
   uint32_t u = (uint32_t)rng_next(rng);
@@ -53,7 +40,7 @@ static float pattern_value(test_rng *rng, int pattern, float scale, float center
   }
 }
 
-void fill_groups(test_rng *rng, int dtype, void *x, size_t rows, size_t cols,
+void fill_groups(test_rng *rng, actq_dtype dtype, void *x, size_t rows, size_t cols,
                  size_t group_size, int special) {
   size_t r, c0, j;
   for (r = 0; r < rows; r++) {
@@ -64,8 +51,8 @@ void fill_groups(test_rng *rng, int dtype, void *x, size_t rows, size_t cols,
       const float center = (float)(rng_unit(rng) - 0.5) * scale * 4.0f;
       const float cval = rng_unit(rng) < 0.3 ? 0.0f : center;
       for (j = 0; j < len; j++)
-        store(dtype, x, r * cols + c0 + j,
-              pattern_value(rng, pattern, scale, center, cval, j, len));
+        test_store(x, dtype, r * cols + c0 + j,
+                   pattern_value(rng, pattern, scale, center, cval, j, len));
     }
   }
 }

@@ -1,6 +1,6 @@
 /* cuda_check.c - see cuda_check.h. Device buffers are poisoned before each call and
  * surrounded by guard bytes, so unwritten outputs and stray writes both show up. */
-#include "cuda_check.h"
+#include "support/cuda_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "bytes_compare.h"
+#include "support/bytes_compare.h"
 
 #define GUARD 64
 #define POISON 0xA5
