@@ -109,11 +109,10 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
 
   for (gi = g0; gi < g1; gi++) {
     const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
-    const size_t meta_index = r * gr->groups_per_row + gi;
-    const float m = actq_load_elem(job->group_min, gr->meta_dtype, meta_index);
-    const float s = actq_load_elem(job->group_scale, gr->meta_dtype, meta_index);
+    float m, s;
     const uint8_t *in = row_packed + (c0 / 8) * bits;
     __m256 vm, vs;
+    actq_ref_group_meta(job, r, gi, &m, &s);
     if (!actq_f32_is_finite(m) || !actq_f32_is_finite(s)) {
       actq_ref_dequantize_groups(job, r, gi, gi + 1, row_packed);
       continue;

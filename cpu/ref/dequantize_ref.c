@@ -13,11 +13,10 @@ void actq_ref_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0
 
   for (gi = g0; gi < g1; gi++) {
     const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
-    const size_t meta_index = r * gr->groups_per_row + gi;
-    const float m = actq_load_elem(job->group_min, gr->meta_dtype, meta_index);
-    const float s = actq_load_elem(job->group_scale, gr->meta_dtype, meta_index);
+    float m, s;
     const uint8_t *in = row_packed + (c0 / 8) * bits;
 
+    actq_ref_group_meta(job, r, gi, &m, &s);
     for (c = c0; c < c1; c += 8) {
       const size_t k = c1 - c < 8 ? c1 - c : 8;
       uint32_t codes[8];

@@ -3,6 +3,17 @@
 #define ACTQ_CPU_REF_H
 
 #include "cpu/kernels.h"
+#include "src/arith/elem.h"
+
+/* The stored minimum and scale of group gi of row r, as float32 (every dequantize kernel
+ * reads them so). */
+static inline void actq_ref_group_meta(const actq_dequant_job *job, size_t r, size_t gi,
+                                       float *m, float *s) {
+  const actq_grid *gr = &job->grid;
+  const size_t meta_index = r * gr->groups_per_row + gi;
+  *m = actq_load_elem(job->group_min, gr->meta_dtype, meta_index);
+  *s = actq_load_elem(job->group_scale, gr->meta_dtype, meta_index);
+}
 
 size_t actq_ref_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
                                 uint8_t *row_packed);

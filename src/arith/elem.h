@@ -11,7 +11,7 @@ ACTQ_HD float actq_load_elem(const void *base, actq_dtype dtype, size_t i) {
   if (dtype == ACTQ_F16 || dtype == ACTQ_BF16) {
     uint16_t h;
     memcpy(&h, (const uint8_t *)base + 2 * i, sizeof h);
-    return dtype == ACTQ_F16 ? actq_f16_to_f32(h) : actq_bf16_to_f32(h);
+    return actq_h16_to_f32(h, dtype);
   } else {
     float f;
     memcpy(&f, (const uint8_t *)base + 4 * i, sizeof f);
@@ -22,7 +22,7 @@ ACTQ_HD float actq_load_elem(const void *base, actq_dtype dtype, size_t i) {
 /* Rounds to nearest-even into dtype. */
 ACTQ_HD void actq_store_elem(void *base, actq_dtype dtype, size_t i, float v) {
   if (dtype == ACTQ_F16 || dtype == ACTQ_BF16) {
-    const uint16_t h = dtype == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+    const uint16_t h = actq_f32_to_h16(v, dtype);
     memcpy((uint8_t *)base + 2 * i, &h, sizeof h);
   } else {
     memcpy((uint8_t *)base + 4 * i, &v, sizeof v);

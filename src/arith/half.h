@@ -116,20 +116,25 @@ ACTQ_HD uint16_t actq_h16_step(uint16_t h, int dir, uint16_t inf_bits) {
   return (uint16_t)(h - 1u);
 }
 
-ACTQ_HD float actq_f16_round_dir(double d, int dir) {
-  float f = dir < 0 ? actq_f32_round_down(d) : actq_f32_round_up(d);
-  uint16_t h = actq_f32_to_f16(f);
-  float back = actq_f16_to_f32(h);
-  if (dir < 0 ? back > f : back < f) h = actq_h16_step(h, dir, 0x7c00u);
-  return actq_f16_to_f32(h);
+/* The two 16-bit formats through one interface, t = ACTQ_F16 or ACTQ_BF16. */
+ACTQ_HD uint16_t actq_f32_to_h16(float f, actq_dtype t) {
+  return t == ACTQ_F16 ? actq_f32_to_f16(f) : actq_f32_to_bf16(f);
 }
 
-ACTQ_HD float actq_bf16_round_dir(double d, int dir) {
+ACTQ_HD float actq_h16_to_f32(uint16_t h, actq_dtype t) {
+  return t == ACTQ_F16 ? actq_f16_to_f32(h) : actq_bf16_to_f32(h);
+}
+
+/* The bits of +Inf, where actq_h16_step stops. */
+ACTQ_HD uint16_t actq_h16_inf_bits(actq_dtype t) { return t == ACTQ_F16 ? 0x7c00u : 0x7f80u; }
+
+/* d rounded down (dir < 0) or up (dir > 0) to a value of the 16-bit format t. */
+ACTQ_HD float actq_h16_round_dir(double d, int dir, actq_dtype t) {
   float f = dir < 0 ? actq_f32_round_down(d) : actq_f32_round_up(d);
-  uint16_t h = actq_f32_to_bf16(f);
-  float back = actq_bf16_to_f32(h);
-  if (dir < 0 ? back > f : back < f) h = actq_h16_step(h, dir, 0x7f80u);
-  return actq_bf16_to_f32(h);
+  uint16_t h = actq_f32_to_h16(f, t);
+  float back = actq_h16_to_f32(h, t);
+  if (dir < 0 ? back > f : back < f) h = actq_h16_step(h, dir, actq_h16_inf_bits(t));
+  return actq_h16_to_f32(h, t);
 }
 
 #endif /* ACTQ_ARITH_HALF_H */

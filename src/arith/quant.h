@@ -36,17 +36,15 @@ typedef struct actq_group_meta {
 #define ACTQ_QUOT_NUM_MIN 0x1p-64f
 
 ACTQ_HD float actq_meta_round(double v, actq_dtype meta_dtype, int dir) {
-  if (meta_dtype == ACTQ_F16) return actq_f16_round_dir(v, dir);
-  if (meta_dtype == ACTQ_BF16) return actq_bf16_round_dir(v, dir);
-  return dir < 0 ? actq_f32_round_down(v) : actq_f32_round_up(v);
+  if (meta_dtype == ACTQ_F32) return dir < 0 ? actq_f32_round_down(v) : actq_f32_round_up(v);
+  return actq_h16_round_dir(v, dir, meta_dtype);
 }
 
 ACTQ_HD float actq_meta_step_up(float s, actq_dtype meta_dtype) {
-  if (meta_dtype == ACTQ_F16)
-    return actq_f16_to_f32(actq_h16_step(actq_f32_to_f16(s), +1, 0x7c00u));
-  if (meta_dtype == ACTQ_BF16)
-    return actq_bf16_to_f32(actq_h16_step(actq_f32_to_bf16(s), +1, 0x7f80u));
-  return actq_f32_step(s, +1);
+  if (meta_dtype == ACTQ_F32) return actq_f32_step(s, +1);
+  return actq_h16_to_f32(
+      actq_h16_step(actq_f32_to_h16(s, meta_dtype), +1, actq_h16_inf_bits(meta_dtype)),
+      meta_dtype);
 }
 
 ACTQ_HD void actq_group_meta_nonfinite(actq_group_meta *g, uint32_t bits) {

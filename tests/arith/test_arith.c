@@ -74,12 +74,9 @@ Test(half, directed_rounding_brackets_the_value) {
       if (t == 0) {
         dn = actq_f32_round_down(d);
         up = actq_f32_round_up(d);
-      } else if (t == 1) {
-        dn = actq_f16_round_dir(d, -1);
-        up = actq_f16_round_dir(d, +1);
       } else {
-        dn = actq_bf16_round_dir(d, -1);
-        up = actq_bf16_round_dir(d, +1);
+        dn = actq_h16_round_dir(d, -1, (actq_dtype)t);
+        up = actq_h16_round_dir(d, +1, (actq_dtype)t);
       }
       cr_assert((double)dn <= d && (double)up >= d, "d=%a t=%d dn=%a up=%a", d, t, dn, up);
       /* tight: nothing of the format lies strictly between, i.e. one step apart or equal */
@@ -91,9 +88,9 @@ Test(half, directed_rounding_brackets_the_value) {
       }
     }
   }
-  cr_assert(isinf(actq_f16_round_dir(-70000.0, -1)));
-  cr_assert_eq(actq_f16_round_dir(-70000.0, +1), -65504.0f);
-  cr_assert(isinf(actq_f16_round_dir(65505.0, +1)));
+  cr_assert(isinf(actq_h16_round_dir(-70000.0, -1, ACTQ_F16)));
+  cr_assert_eq(actq_h16_round_dir(-70000.0, +1, ACTQ_F16), -65504.0f);
+  cr_assert(isinf(actq_h16_round_dir(65505.0, +1, ACTQ_F16)));
   cr_assert(isinf(actq_f32_round_up(0x1.fffffffp127)));
   cr_assert_eq(actq_f32_round_down(0x1.fffffffp127), ACTQ_FLT_MAX);
 }
