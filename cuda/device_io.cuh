@@ -16,7 +16,6 @@
 #include <cuda_fp16.h>
 
 #include "src/arith/elem.h"
-#include "src/arith/quant.h" /* ACTQ_F32 ... */
 #include "cuda/unroll.cuh"
 
 namespace actq_cuda_io {
@@ -37,8 +36,8 @@ __host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, s
 ACTQ_UNROLL
       for (int j = 0; j < 4; j++) {
         const uint16_t lo = (uint16_t)w[j], hi = (uint16_t)(w[j] >> 16);
-        v[2 * j] = DT == ACTQ_F16 ? actq_f16_to_f32(lo) : actq_bf16_to_f32(lo);
-        v[2 * j + 1] = DT == ACTQ_F16 ? actq_f16_to_f32(hi) : actq_bf16_to_f32(hi);
+        v[2 * j] = actq_h16_to_f32(lo, DT);
+        v[2 * j + 1] = actq_h16_to_f32(hi, DT);
       }
     }
   } else {
@@ -60,9 +59,7 @@ __host__ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t
       uint32_t w[4];
 ACTQ_UNROLL
       for (int j = 0; j < 4; j++) {
-        const uint32_t lo = DT == ACTQ_F16 ? actq_f32_to_f16(v[2 * j]) : actq_f32_to_bf16(v[2 * j]);
-        const uint32_t hi = DT == ACTQ_F16 ? actq_f32_to_f16(v[2 * j + 1])
-                                                 : actq_f32_to_bf16(v[2 * j + 1]);
+        const uint32_t lo = actq_f32_to_h16(v[2 * j], DT), hi = actq_f32_to_h16(v[2 * j + 1], DT);
         w[j] = lo | (hi << 16);
       }
       *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(y) + e) = make_uint4(w[0], w[1], w[2], w[3]);
@@ -137,6 +134,13 @@ ACTQ_UNROLL
   for (uint32_t i = 0; i < 8; i++)
     if (i < nbytes) word |= (uint64_t)in[i] << (8 * i);
   return word;
+}
+
+/* The end of the chunk of `units` 8-element units from unit u0 in a call of n elements:
+ * u0 + units, or the call's last (maybe partial) unit + 1 for its last chunk. */
+__host__ __device__ __forceinline__ size_t chunk_end_unit(size_t n, size_t u0, size_t units) {
+  const size_t last = (n + 7) / 8;
+  return last < u0 + units ? last : u0 + units;
 }
 
 } /* namespace actq_cuda_io */

@@ -160,7 +160,7 @@ __host__ __device__ __forceinline__ int encode_chunk(const encode_args &a, size_
   if constexpr (VEC)
     if (a.n / 8 >= u0 + U) return encode_full<DT, BITS>(a, u0);
   /* misaligned, or the partial last chunk */
-  const size_t u1 = (a.n + 7) / 8 < u0 + U ? (a.n + 7) / 8 : u0 + U;
+  const size_t u1 = actq_cuda_io::chunk_end_unit(a.n, u0, U);
   int nan = 0;
   for (size_t u = u0; u < u1; u++) nan |= encode_unit<DT, BITS>(a, u);
   return nan;
@@ -224,7 +224,7 @@ __host__ __device__ __forceinline__ void backward_chunk(const backward_args &a, 
   const size_t u0 = c * U;
   if constexpr (VEC)
     if (a.n / 8 >= u0 + U) return backward_full<DT, BITS>(a, u0);
-  const size_t u1 = (a.n + 7) / 8 < u0 + U ? (a.n + 7) / 8 : u0 + U;
+  const size_t u1 = actq_cuda_io::chunk_end_unit(a.n, u0, U);
   for (size_t u = u0; u < u1; u++) backward_unit<DT, BITS>(a, u);
 }
 

@@ -145,7 +145,7 @@ __host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t 
   if constexpr (VEC)
     if (n / 8 >= u0 + PACK_CHUNK_UNITS) return pack_full<BITS>(codes, packed, u0);
   /* misaligned, or the partial last chunk */
-  const size_t u1 = (n + 7) / 8 < u0 + PACK_CHUNK_UNITS ? (n + 7) / 8 : u0 + PACK_CHUNK_UNITS;
+  const size_t u1 = actq_cuda_io::chunk_end_unit(n, u0, PACK_CHUNK_UNITS);
   uint32_t over = 0;
   for (size_t u = u0; u < u1; u++) over |= pack_unit(BITS, n, codes, packed, u);
   return over;
@@ -186,7 +186,7 @@ __host__ __device__ __forceinline__ void unpack_chunk(size_t n, const uint8_t *p
   const size_t u0 = c * PACK_CHUNK_UNITS;
   if constexpr (VEC)
     if (n / 8 >= u0 + PACK_CHUNK_UNITS) return unpack_full<BITS>(packed, codes, u0);
-  const size_t u1 = (n + 7) / 8 < u0 + PACK_CHUNK_UNITS ? (n + 7) / 8 : u0 + PACK_CHUNK_UNITS;
+  const size_t u1 = actq_cuda_io::chunk_end_unit(n, u0, PACK_CHUNK_UNITS);
   for (size_t u = u0; u < u1; u++) unpack_unit(BITS, n, packed, codes, u);
 }
 

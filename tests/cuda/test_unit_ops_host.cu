@@ -360,7 +360,7 @@ void fill_fewbit(test_rng *rng, const fewbit_table &t, actq_dtype dt, uint8_t *x
     }
     if (dt == ACTQ_F32) std::memcpy(x + 4 * i, &v, 4);
     else if (r == 8) ((uint16_t *)x)[i] = (uint16_t)rng_next(rng);
-    else ((uint16_t *)x)[i] = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+    else ((uint16_t *)x)[i] = actq_f32_to_h16(v, dt);
   }
 }
 
