@@ -29,6 +29,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import common
+import stepmeter
 from common import at
 
 
@@ -118,6 +119,7 @@ def train(setting, a, train_w, val_w, vocab):
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
     grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64)
     meter = at.SavedTensorMeter()
+    steps = stepmeter.StepMeter(a.device)
     if a.softmax_fp32:
         for block in model.blocks:
             block.plain = meter.counting
@@ -129,35 +131,36 @@ def train(setting, a, train_w, val_w, vocab):
             lr = a.lr * min(1.0, (step + 1) / 50)  # short warm-up
             for g in opt.param_groups:
                 g["lr"] = lr
-            meter.reset()
-            cuda.before_forward()
-            if compressed:
-                q.row_weight = grad_norm2[idx]
-                with at.compressed_saved_tensors(quantizer=q, meter=meter):
-                    logits = model(x)
-                    if a.compress_loss:
-                        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
-                if not a.compress_loss:
-                    # The loss head outside the block: its saved log-softmax stays fp32
-                    # (counted by the meter all the same).
+            with steps.step(step):
+                meter.reset()
+                cuda.before_forward()
+                if compressed:
+                    q.row_weight = grad_norm2[idx]
+                    with at.compressed_saved_tensors(quantizer=q, meter=meter):
+                        logits = model(x)
+                        if a.compress_loss:
+                            loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+                    if not a.compress_loss:
+                        # The loss head outside the block: its saved log-softmax stays fp32
+                        # (counted by the meter all the same).
+                        with meter.counting():
+                            loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+                else:
                     with meter.counting():
+                        logits = model(x)
                         loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
-            else:
-                with meter.counting():
-                    logits = model(x)
-                    loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
-            cuda.after_forward()
-            held.append(meter.activation_bytes)
-            parts.append((meter.plain_bytes, meter.compressed_bytes,
-                          meter.compressed_original_bytes))
-            with torch.no_grad():  # per position ||d CE / d logits||^2, for the next visit
-                g = logits.detach().softmax(-1)
-                g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
-                grad_norm2[idx] = (g * g).sum(-1).double().cpu()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(round(loss.item(), 5))
+                cuda.after_forward()
+                held.append(meter.activation_bytes)
+                parts.append((meter.plain_bytes, meter.compressed_bytes,
+                              meter.compressed_original_bytes))
+                with torch.no_grad():  # per position ||d CE / d logits||^2, for the next visit
+                    g = logits.detach().softmax(-1)
+                    g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
+                    grad_norm2[idx] = (g * g).sum(-1).double().cpu()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(round(loss.item(), 5))
             if (step + 1) % a.eval_every == 0 or step + 1 == a.steps:
                 vals.append((step + 1, validation_loss(model, val_w, a.val_batches, a.batch,
                                                        a.block)))
@@ -167,7 +170,7 @@ def train(setting, a, train_w, val_w, vocab):
             "saved_parts_last_step": dict(zip(("plain", "compressed", "compressed_original"),
                                               parts[-1])),  # bytes, meter's fields
             "elements_per_width": q.elements_per_width if q else None,
-            "seconds": timer.seconds, **cuda.results()}
+            "seconds": timer.seconds, **steps.results(), **cuda.results()}
 
 
 def main():
@@ -210,9 +213,9 @@ def main():
     for setting in a.settings.split(","):
         r = train(setting, a, train_w, val_w, len(chars))
         runs[setting] = [r]
-        print("%-16s val loss %.4f  saved %9d B/step  %.1f s%s"
+        print("%-16s val loss %.4f  saved %9d B/step  %.1f s%s%s"
               % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"],
-                 common.CudaMemory.line(r)), flush=True)
+                 stepmeter.StepMeter.line(r), common.CudaMemory.line(r)), flush=True)
     name = ("chargpt-loss-compressed" if a.compress_loss else
             "chargpt-softmax-fp32" if a.softmax_fp32 else "chargpt")
     name += ".json" if a.device == "cpu" else "-%s.json" % a.device

@@ -2,8 +2,9 @@
 Conv2d and Linear save their input quantized, ReLU saves a 1-bit mask.
 
 Each setting of common.SETTINGS trains the same model from the same initialization on the
-same batches; the test accuracy, the loss curve and the bytes autograd held for backward
-per step (common's meter) are written to a JSON file.
+same batches; the test accuracy, the loss curve, the bytes autograd held for backward
+per step (common's meter), the time per step and the peak a step allocates (stepmeter,
+from the allocator's records) are written to a JSON file.
 
     python3 train_digits.py                      # full run -> docs/training/digits.json
     python3 train_digits.py --quick --out DIR    # seconds: the CI smoke test
@@ -23,6 +24,7 @@ import torch.nn.functional as F
 
 import common
 import digits_data
+import stepmeter
 from common import at
 
 
@@ -73,37 +75,39 @@ def train(setting, data, seed, epochs, batch, device="cpu"):
     opt = torch.optim.Adam(model.parameters(), lr=2e-3)
     order = torch.Generator().manual_seed(seed)  # the same batches in every setting
     meter = at.SavedTensorMeter()
+    steps = stepmeter.StepMeter(device)
     losses, accs, held = [], [], []
     with common.Timer() as timer:
         for _ in range(epochs):
             perm = torch.randperm(len(xtr), generator=order)
             for i in range(0, len(xtr) - batch + 1, batch):
-                idx = perm[i:i + batch]  # CPU, as grad_norm2
-                idx_d = idx.to(device)
-                meter.reset()
-                if q is not None:
-                    q.row_weight = grad_norm2[idx]
-                cuda.before_forward()
-                with meter.counting():
-                    logits = model(xtr[idx_d])
-                    loss = F.cross_entropy(logits, ytr[idx_d])
-                cuda.after_forward()
-                held.append(meter.activation_bytes)
-                with torch.no_grad():  # d(mean CE)/dlogits, up to the 1/batch factor
-                    g = logits.softmax(1)
-                    g[torch.arange(len(idx), device=g.device), ytr[idx_d]] -= 1
-                    grad_norm2[idx] = (g * g).sum(1).double().cpu()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                losses.append(round(loss.item(), 5))
+                with steps.step(len(losses)):
+                    idx = perm[i:i + batch]  # CPU, as grad_norm2
+                    idx_d = idx.to(device)
+                    meter.reset()
+                    if q is not None:
+                        q.row_weight = grad_norm2[idx]
+                    cuda.before_forward()
+                    with meter.counting():
+                        logits = model(xtr[idx_d])
+                        loss = F.cross_entropy(logits, ytr[idx_d])
+                    cuda.after_forward()
+                    held.append(meter.activation_bytes)
+                    with torch.no_grad():  # d(mean CE)/dlogits, up to the 1/batch factor
+                        g = logits.softmax(1)
+                        g[torch.arange(len(idx), device=g.device), ytr[idx_d]] -= 1
+                        grad_norm2[idx] = (g * g).sum(1).double().cpu()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.append(round(loss.item(), 5))
             accs.append(accuracy(model, xte, yte))
     cuda.stop()
     stored = q.elements_per_width if q is not None else None
     return {"test_accuracy": accs[-1], "elements_per_width": stored,
             "test_accuracy_per_epoch": accs,
             "train_loss": losses, "saved_bytes_per_step": int(np.median(held)),
-            "saved_bytes_max": int(max(held)), "seconds": timer.seconds, **cuda.results()}
+            "saved_bytes_max": int(max(held)), "seconds": timer.seconds, **steps.results(), **cuda.results()}
 
 
 def main():
@@ -129,9 +133,10 @@ def main():
             r = train(setting, load(seed, a.data, a.device), seed, a.epochs, a.batch,
                       a.device)
             runs[setting].append(r)
-            print("%-16s seed %d  test acc %.4f  saved %8d B/step  %.1f s%s"
+            print("%-16s seed %d  test acc %.4f  saved %8d B/step  %.1f s%s%s"
                   % (setting, seed, r["test_accuracy"], r["saved_bytes_per_step"],
-                     r["seconds"], common.CudaMemory.line(r)), flush=True)
+                     r["seconds"], stepmeter.StepMeter.line(r), common.CudaMemory.line(r)),
+                  flush=True)
     name = "digits.json" if a.device == "cpu" else "digits-%s.json" % a.device
     common.write_results(os.path.join(a.out, name),
                          {"task": "digits CNN", "epochs": a.epochs, "batch": a.batch,

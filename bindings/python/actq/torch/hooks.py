@@ -35,7 +35,8 @@ def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
                              meta_dtype="f32", seed=None, min_numel=1024, quantizer=None,
                              meter=None):
     """Yields the Quantizer in use. average_bits: per-sample mixed widths (first dimension
-    of each saved tensor) among allowed_bits. meter: a SavedTensorMeter to count into."""
+    of each saved tensor) among allowed_bits. meter: a SavedTensorMeter to count into.
+    quantizer: one to use instead, e.g. an AutoPrecision (per-tensor widths, GACT)."""
     q = quantizer or Quantizer(bits, group_size, average_bits=average_bits,
                                allowed_bits=allowed_bits, rounding=rounding,
                                meta_dtype=meta_dtype, seed=seed)
@@ -47,7 +48,11 @@ def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
             return t
         c = q.compress(t)
         if meter is not None:
-            meter.add_compressed(c, t)
+            # An AutoPrecision measuring sensitivities keeps some tensors as they are.
+            if isinstance(c, Quantized):
+                meter.add_compressed(c, t)
+            else:
+                meter.add_plain(t)
         return c
 
     def unpack(saved):
@@ -55,5 +60,8 @@ def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
             return q.decompress(saved)
         return saved
 
+    begin = getattr(q, "begin_forward", None)
+    if begin is not None:
+        begin()  # an AutoPrecision identifies saved tensors by their order from here
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         yield q
