@@ -95,11 +95,19 @@ static void cuda_destroy(actq_context *ctx) {
   ctx->state = NULL;
 }
 
+/* In the order of actq_backend_ops' slots, one a line (this file is C++17, which has no
+ * designated initializers). */
 static const actq_backend_ops cuda_ops = {
-    actq_cuda_quantize,       actq_cuda_dequantize,      actq_cuda_pack,
-    actq_cuda_unpack,         actq_cuda_fewbit_encode,   actq_cuda_fewbit_backward,
-    cuda_set_threads,         cuda_set_stream,           cuda_synchronize,
-    cuda_destroy,
+    /* quantize */ actq_cuda_quantize,
+    /* dequantize */ actq_cuda_dequantize,
+    /* pack */ actq_cuda_pack,
+    /* unpack */ actq_cuda_unpack,
+    /* fewbit_encode */ actq_cuda_fewbit_encode,
+    /* fewbit_backward */ actq_cuda_fewbit_backward,
+    /* set_threads */ cuda_set_threads,
+    /* set_stream */ cuda_set_stream,
+    /* synchronize */ cuda_synchronize,
+    /* destroy */ cuda_destroy,
 };
 
 extern "C" actq_status actq_cuda_context_init(actq_context *ctx) {
