@@ -1,5 +1,6 @@
 /* table.c - fewbit_table_build and fewbit_table_build_custom: grid, exact partition,
  * levels as weighted means, and the error of the table actually returned. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,48 @@ actq_status fewbit_table_build(fewbit_activation act, float param, uint32_t bits
   return ACTQ_OK;
 }
 
+/* The K - used intervals the samples cannot fill (table bounds [0, used - 1) and levels
+ * [0, used) are the partition's): their bounds are the floats just above the last sample,
+ * levels the last interval's. Where the float range ends first (a sample at or beyond
+ * FLT_MAX), the rest go just below the first sample, and where that ends too, at the free
+ * floats from -FLT_MAX up. Each new bound splits an interval into two with the same level,
+ * so the approximation, its error and every element's gradient are unchanged; the bounds
+ * stay strictly increasing, as encode requires. */
+static int bound_taken(const float *b, size_t nb, float v) {
+  size_t i;
+  for (i = 0; i < nb; i++)
+    if (b[i] == v) return 1;
+  return 0;
+}
+
+static void pad_empty_intervals(fewbit_table *t, size_t used, size_t K, float first,
+                                float last) {
+  float plevel[256], b[255];
+  size_t nb = used - 1, i, j, p;
+  float c = last;
+  if (used < 1 || used > K || K > 256) return; /* not reached: 1 <= used <= K */
+  for (i = 0; i < used; i++) plevel[i] = t->levels[i];
+  for (i = 0; i < nb; i++) b[i] = t->bounds[i];
+  while (nb < K - 1 && (c = nextafterf(c, INFINITY)) < INFINITY) b[nb++] = c;
+  for (c = first; nb < K - 1 && (c = nextafterf(c, -INFINITY)) > -INFINITY;) b[nb++] = c;
+  for (c = -FLT_MAX; nb < K - 1; c = nextafterf(c, INFINITY))
+    if (!bound_taken(b, nb, c)) b[nb++] = c;
+  for (i = 1; i < nb; i++) /* insertion sort: at most 255 bounds */
+    for (j = i; j > 0 && b[j - 1] > b[j]; j--) {
+      const float tmp = b[j];
+      b[j] = b[j - 1];
+      b[j - 1] = tmp;
+    }
+  /* interval k is (b[k-1], b[k]]: inside the partition's interval p, p = the partition
+   * bounds at or below b[k-1] */
+  for (i = 0, p = 0; i < K; i++) {
+    if (i > 0)
+      while (p + 1 < used && t->bounds[p] <= b[i - 1]) p++;
+    t->levels[i] = plevel[p];
+  }
+  for (i = 0; i + 1 < K; i++) t->bounds[i] = b[i];
+}
+
 actq_status fewbit_table_build_custom(size_t n, const double *x, const double *dydx,
                                       const double *weight, uint32_t bits, fewbit_table *table) {
   const uint32_t K = bits >= 1 && bits <= 8 ? 1u << bits : 0;
@@ -129,10 +172,6 @@ actq_status fewbit_table_build_custom(size_t n, const double *x, const double *d
   t.bits = bits;
   t.activation = FEWBIT_CUSTOM;
   t.error = 0;
-  for (k = used; k < K; k++) {
-    float above = k == used ? (float)x[n - 1] : t.bounds[k - 2];
-    t.bounds[k - 1] = nextafterf(above, INFINITY);
-  }
   for (k = 0; k < used; k++) {
     const size_t c0 = k ? ends[k - 1] : 0, c1 = ends[k];
     double w = 0, s = 0, plain = 0;
@@ -146,7 +185,7 @@ actq_status fewbit_table_build_custom(size_t n, const double *x, const double *d
     if (k + 1 < used) t.bounds[k] = (float)(0.5 * (x[c1 - 1] + x[c1]));
     for (c = c0; c < c1; c++) t.error += W[c] * (dydx[c] - t.levels[k]) * (dydx[c] - t.levels[k]);
   }
-  for (k = used; k < K; k++) t.levels[k] = t.levels[used - 1];
+  pad_empty_intervals(&t, used, K, (float)x[0], (float)x[n - 1]);
   *table = t;
 done:
   free(W);

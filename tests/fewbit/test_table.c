@@ -248,3 +248,39 @@ Test(table, bad_arguments) {
   cr_assert_eq(fewbit_table_build(FEWBIT_GELU, 0, 2, &o, &t), ACTQ_ERR_INVALID_ARGUMENT);
   cr_assert_eq(((uint8_t *)&t)[0], 0x5a, "the table is written only on success");
 }
+
+/* Samples at or beyond the float range leave no floats above the last sample (nor below
+ * the first) for the bounds of the intervals the samples cannot fill: the table must
+ * still be one that encode accepts (strictly increasing bounds), with every sample's
+ * level its interval's. The fuzzers found this with x = -+1.5e300. */
+Test(table, custom_samples_beyond_the_float_range_give_a_usable_table) {
+  const double xs[][2] = {{-0x1.7e43c8800759cp+996, 0x1.7e43c8800759cp+996},
+                          {-1.0, 3.4028234663852886e38}, {-1e300, -1e299}};
+  const double d[2] = {15.875, -1.125};
+  size_t c;
+  for (c = 0; c < sizeof xs / sizeof xs[0]; c++) {
+    uint32_t bits;
+    for (bits = 1; bits <= 8; bits++) {
+      fewbit_table t;
+      actq_context *ctx;
+      float x[2] = {(float)xs[c][0], (float)xs[c][1]}, g[2] = {1.0f, 1.0f}, gin[2];
+      uint8_t codes[2];
+      uint32_t i;
+      cr_assert_eq(fewbit_table_build_custom(2, xs[c], d, NULL, bits, &t), ACTQ_OK);
+      for (i = 1; i + 1 < (1u << bits); i++)
+        cr_assert(t.bounds[i - 1] < t.bounds[i], "case %zu bits %u: bounds %u, %u: %a, %a", c,
+                  bits, i - 1, i, t.bounds[i - 1], t.bounds[i]);
+      cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ctx), ACTQ_OK);
+      cr_assert_eq(fewbit_encode(ctx, &t, 2, ACTQ_F32, x, NULL, codes), ACTQ_OK,
+                   "case %zu bits %u", c, bits);
+      cr_assert_eq(fewbit_backward(ctx, &t, 2, codes, ACTQ_F32, g, gin), ACTQ_OK);
+      /* cases 0 and 1 are two floats apart: each sample keeps its own derivative; case 2
+       * rounds both samples to -Inf: one interval, their (equal-weight) mean */
+      cr_assert_eq(gin[0], c == 2 ? (float)(0.5 * (d[0] + d[1])) : (float)d[0],
+                   "case %zu bits %u: %a", c, bits, gin[0]);
+      cr_assert_eq(gin[1], c == 2 ? (float)(0.5 * (d[0] + d[1])) : (float)d[1],
+                   "case %zu bits %u: %a", c, bits, gin[1]);
+      actq_context_destroy(ctx);
+    }
+  }
+}
