@@ -155,13 +155,14 @@ ffi::Error Dequantize(ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin, ffi::Any
 }
 
 // The table of the attributes and the code bytes n elements need.
-ffi::Error table_and_code_bytes(int64_t activation, float param, int64_t bits, size_t n,
-                                const fewbit_table **table, size_t *code_bytes) {
+// The cached table of (activation, param, bits), and a check that `codes` holds exactly
+// the packed codes of n elements: what encode and backward both need first.
+ffi::Error table_for_codes(int64_t activation, float param, int64_t bits, size_t n,
+                           size_t codes_count, const fewbit_table **table) {
   actq_status s = actq_jax::cached_table(activation, param, bits, table);
   if (s != ACTQ_OK) return library_error("fewbit_table_build", s);
   if (n > SIZE_MAX / 8) return library_error("fewbit", ACTQ_ERR_SIZE_OVERFLOW);
-  *code_bytes = (n * static_cast<size_t>(bits) + 7) / 8;
-  return ffi::Error::Success();
+  return check_count("codes", codes_count, (n * static_cast<size_t>(bits) + 7) / 8);
 }
 
 // y may be NULL: codes only.
@@ -173,11 +174,9 @@ ffi::Error encode(ffi::AnyBuffer x, ffi::Buffer<ffi::U8> &codes, ffi::AnyBuffer 
   if (y && (y->element_type() != x.element_type() || y->element_count() != x.element_count()))
     return bad("fewbit_encode: y must have x's dtype and size");
   const fewbit_table *table = nullptr;
-  size_t n = x.element_count(), code_bytes = 0;
-  if (ffi::Error e = table_and_code_bytes(activation, param, bits, n, &table, &code_bytes);
+  const size_t n = x.element_count();
+  if (ffi::Error e = table_for_codes(activation, param, bits, n, codes.element_count(), &table);
       e.failure())
-    return e;
-  if (ffi::Error e = check_count("codes", codes.element_count(), code_bytes); e.failure())
     return e;
   LentContext ctx;
   if (!ctx.get()) return library_error("actq_context_create", ctx.status());
@@ -208,11 +207,9 @@ ffi::Error FewbitBackward(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
       grad_in->element_count() != grad.element_count())
     return bad("fewbit_backward: grad_in must have the gradient's dtype and size");
   const fewbit_table *table = nullptr;
-  size_t n = grad.element_count(), code_bytes = 0;
-  if (ffi::Error e = table_and_code_bytes(activation, param, bits, n, &table, &code_bytes);
+  const size_t n = grad.element_count();
+  if (ffi::Error e = table_for_codes(activation, param, bits, n, codes.element_count(), &table);
       e.failure())
-    return e;
-  if (ffi::Error e = check_count("codes", codes.element_count(), code_bytes); e.failure())
     return e;
   LentContext ctx;
   if (!ctx.get()) return library_error("actq_context_create", ctx.status());
