@@ -16,29 +16,43 @@ import actq  # noqa: E402
 import actq.torch as at  # noqa: E402
 
 # name -> how saved activations are stored. "bits": every row at that width;
-# "average": per-sample widths from actq_allocate_bits among ALLOWED with that average.
+# "average": per-sample widths from actq_allocate_bits among ALLOWED with that average
+# (ActNN); "adaptive": one width per saved tensor with that average, from the gradient
+# effects AutoPrecision measures (GACT). "fewbit": the width of the few-bit activation
+# codes where it is not "bits".
 SETTINGS = {
     "fp32": {},
     "2-bit": {"bits": 2},
+    "3-bit": {"bits": 3},
     "4-bit": {"bits": 4},
-    "mixed 2-bit avg": {"average": 2.0},
+    "mixed 2-bit avg": {"average": 2.0, "fewbit": 2},
+    "adaptive 2-bit avg": {"adaptive": 2.0, "fewbit": 2},
+    "adaptive 3-bit avg": {"adaptive": 3.0, "fewbit": 3},
 }
+DIGITS_SETTINGS = ("fp32", "2-bit", "4-bit", "mixed 2-bit avg")
 ALLOWED = (1, 2, 3, 4, 8)
 
 
-def quantizer_for(setting, seed):
-    """The Quantizer of a compressed setting, None for fp32."""
+def quantizer_for(setting, seed, model=None, refresh_every=100):
+    """The Quantizer of a compressed setting, None for fp32; an adaptive setting needs
+    the model whose gradients measure the sensitivities."""
     s = SETTINGS[setting]
     if not s:
         return None
+    if "adaptive" in s:
+        if model is None:
+            raise ValueError("%s needs the model" % setting)
+        return at.AutoPrecision(model, s["adaptive"], allowed_bits=ALLOWED,
+                                refresh_every=refresh_every, seed=seed)
     if "average" in s:
         return at.Quantizer(2, average_bits=s["average"], allowed_bits=ALLOWED, seed=seed)
     return at.Quantizer(s["bits"], seed=seed)
 
 
 def fewbit_bits(setting):
-    """Width of the few-bit activation codes: the setting's width; 2 for the mixed one."""
-    return SETTINGS[setting].get("bits", 2)
+    """Width of the few-bit activation codes of a compressed setting."""
+    s = SETTINGS[setting]
+    return s.get("bits", s.get("fewbit"))
 
 
 def setup_threads(threads):

@@ -1,7 +1,12 @@
-"""Turns the results files of train_digits.py and train_chargpt.py into the markdown table
-of docs/python.md and one PNG per task (loss curves and held bytes).
+"""Turns the results files of the training examples into the markdown tables of
+docs/python.md and the plots beside them.
 
     python3 report_training.py [--dir docs/training]      (needs matplotlib for the PNGs)
+
+Files read (those present): digits.json, chargpt.json and its ablations
+(chargpt-loss-compressed.json, chargpt-softmax-fp32.json), chargpt-ddp.json,
+chargpt-budget.json, and timing/chargpt.json (a short run of every setting alone on the
+machine, for the time per step; without it the time columns come from the training runs).
 """
 import argparse
 import json
@@ -10,6 +15,7 @@ import os
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+MB = 1e6
 
 
 def smooth(v, w):
@@ -20,69 +26,189 @@ def smooth(v, w):
     return np.arange(w - 1, len(v)), np.convolve(v, k, mode="valid")
 
 
-def rows(task, d, base):
-    out = []
-    for setting, runs in d["runs"].items():
-        held = runs[0]["saved_bytes_per_step"]
-        if "test_accuracy" in runs[0]:
-            acc = np.array([r["test_accuracy"] for r in runs]) * 100
-            metric = "test acc %.1f%% (%s)" % (acc.mean(), ", ".join("%.1f" % a for a in acc))
-        else:
-            metric = "val loss %.3f" % runs[0]["val_loss"]
-        widths = runs[0].get("elements_per_width")
-        avg = ("%.2f" % (sum(b * n for b, n in enumerate(widths)) / sum(widths))
-               if widths else "32")
-        secs = np.mean([r["seconds"] for r in runs])
-        out.append("| %s | %s | %s | %s | %.1fx | %.2f | %s | %.0f |"
-                   % (task, setting, metric, format(held, ","), base / held,
-                      32 * held / base, avg, secs))
-    return out
+def spread(values, fmt):
+    """mean (min-max) of a setting's seeds, or the one value."""
+    v = np.asarray(values, dtype=float)
+    if len(v) == 1:
+        return fmt % v[0]
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (v.mean(), v.min(), v.max())
 
 
-def table(results):
-    head = ["| task | setting | result | bytes held for backward per step | vs fp32 "
-            "| bits per fp32 activation element, all-in | code width of compressed elements "
-            "| training seconds (shared machine) |",
-            "|---|---|---|---:|---:|---:|---:|---:|"]
+def code_width(runs):
+    widths = runs[0].get("elements_per_width")
+    if not widths:
+        return "32"
+    total = np.sum([r["elements_per_width"] for r in runs], axis=0)
+    return "%.2f" % (sum(b * n for b, n in enumerate(total)) / total.sum())
+
+
+def median_of(runs, key):
+    v = [r[key] for r in runs if r.get(key) is not None]
+    return float(np.median(v)) if v else None
+
+
+def timing_cells(setting, runs, timing, fp32_ms):
+    """ms/step (vs fp32), share in actq ops, adaptive refresh cost per step."""
+    src = timing["runs"].get(setting, runs) if timing else runs
+    ms = median_of(src, "ms_per_step")
+    share = median_of(src, "actq_op_share")
+    refresh = ""
+    if "refresh_seconds" in runs[0]:  # amortized over the steps of the full run
+        steps = len(runs[0]["train_loss"])
+        per = np.mean([r["refresh_seconds"] / max(r["refreshes"], 1) for r in runs])
+        refresh = "%.1f s each, %.0f ms/step" % (
+            per, 1e3 * np.mean([r["refresh_seconds"] for r in runs]) / steps)
+    return ["%.1f" % ms if ms else "-",
+            "%.2fx" % (ms / fp32_ms) if ms and fp32_ms else "-",
+            "%.0f%%" % (100 * share) if share else "-", refresh or "-"]
+
+
+def metric(runs):
+    if "test_accuracy" in runs[0]:
+        return "test acc " + spread([100 * r["test_accuracy"] for r in runs], "%.1f%%")
+    return "val loss " + spread([r["val_loss"] for r in runs], "%.3f")
+
+
+def table(results, timing):
+    head = ["| task | setting | seeds | result | bytes held for backward per step | vs fp32 "
+            "| bits per fp32 activation element, all-in | code width | step peak, "
+            "allocator (MB) | vs fp32 | ms per step | vs fp32 | in actq ops "
+            "| adaptive refresh |",
+            "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     body = []
     for name, d in results.items():
         # the fp32 reference of a task is its own fp32 run, else the plain char GPT's
         ref = d if "fp32" in d["runs"] else results["char GPT"]
-        body += rows(name, d, ref["runs"]["fp32"][0]["saved_bytes_per_step"])
+        base = ref["runs"]["fp32"][0]["saved_bytes_per_step"]
+        base_peak = median_of(ref["runs"]["fp32"], "step_peak_bytes")
+        tim = timing if name == "char GPT" else None
+        fp32_ms = median_of((tim or ref)["runs"]["fp32"], "ms_per_step")
+        for setting, runs in d["runs"].items():
+            held = runs[0]["saved_bytes_per_step"]
+            peak = median_of(runs, "step_peak_bytes")
+            cells = [name, setting, str(len(runs)), metric(runs), format(held, ","),
+                     "%.1fx" % (base / held), "%.2f" % (32 * held / base), code_width(runs),
+                     "%.2f" % (peak / MB) if peak else "-",
+                     "%.2fx" % (base_peak / peak) if peak and base_peak else "-"]
+            cells += timing_cells(setting, runs, tim, fp32_ms)
+            body.append("| " + " | ".join(cells) + " |")
     return "\n".join(head + body)
 
 
-def plot(name, d, path, extra=None):
-    """Loss curves and held bytes of one task; `extra` (the loss-head-compressed char GPT
-    runs) adds dashed validation curves."""
+def delta_table(d):
+    """Each setting's validation loss minus fp32's, seed by seed (same seed, same initial
+    weights and batches): the paired difference the claims are about."""
+    fp32 = {r["seed"]: r["val_loss"] for r in d["runs"]["fp32"]}
+    out = ["| setting | val loss - fp32, per seed | mean |", "|---|---|---:|"]
+    for setting, runs in d["runs"].items():
+        if setting == "fp32":
+            continue
+        dv = [r["val_loss"] - fp32[r["seed"]] for r in runs if r["seed"] in fp32]
+        out.append("| %s | %s | %+.3f |" % (setting, ", ".join("%+.3f" % v for v in dv),
+                                             np.mean(dv)))
+    return "\n".join(out)
+
+
+def ddp_table(ddp, single):
+    out = ["| setting | processes | val loss | single process, same seeds | bytes held per "
+           "step, per rank | step peak per rank (MB) | ms per step |",
+           "|---|---:|---|---|---:|---:|---:|"]
+    for setting, runs in ddp["runs"].items():
+        seeds = {r["seed"] for r in runs}
+        ref = [r for r in single["runs"].get(setting, []) if r["seed"] in seeds]
+        peak = median_of(runs, "step_peak_bytes")
+        out.append("| %s | %d | %s | %s | %s | %s | %.1f |" % (
+            setting, runs[0]["world_size"], spread([r["val_loss"] for r in runs], "%.3f"),
+            spread([r["val_loss"] for r in ref], "%.3f") if ref else "-",
+            format(runs[0]["saved_bytes_per_step"], ","),
+            "%.2f" % (peak / MB) if peak else "-", median_of(runs, "ms_per_step")))
+    return "\n".join(out)
+
+
+def budget_table(b):
+    out = ["| setting | largest batch within %.0f MiB | vs fp32 | its step peak (MB) "
+           "| bytes held for backward at that batch |" % (b["budget_bytes"] / (1 << 20)),
+           "|---|---:|---:|---:|---:|"]
+    for setting, r in b["settings"].items():
+        out.append("| %s | %d | %.2fx | %.2f | %s |" % (
+            setting, r["largest_batch"], r["vs_fp32"] or 0, r["step_peak_bytes"] / MB,
+            format(r["saved_bytes_per_step"], ",")))
+    return "\n".join(out)
+
+
+def _plt():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
+
+
+def val_band(ax, runs, label, style="o-", **kw):
+    """Mean validation curve over the seeds, the band between min and max."""
+    steps = [s for s, _ in runs[0]["val_curve"]]
+    v = np.array([[l for _, l in r["val_curve"]] for r in runs])
+    line, = ax.plot(steps, v.mean(0), style, ms=3, label=label, **kw)
+    if len(runs) > 1:
+        ax.fill_between(steps, v.min(0), v.max(0), color=line.get_color(), alpha=0.15)
+    return line
+
+
+def plot_digits(d, path):
+    plt = _plt()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
     for setting, runs in d["runs"].items():
-        r = runs[0]
-        x, y = smooth(r["train_loss"], 25)
-        line, = ax.plot(x, y, lw=1, alpha=0.6, label="%s train" % setting)
-        if "val_curve" in r:
-            vs, vl = zip(*r["val_curve"])
-            ax.plot(vs, vl, "o-", ms=3, color=line.get_color(), label="%s val" % setting)
-    for setting, runs in (extra or {}).get("runs", {}).items():
-        vs, vl = zip(*runs[0]["val_curve"])
-        ax.plot(vs, vl, "x--", ms=3, label="%s val, loss head compressed too" % setting)
+        x, y = smooth(runs[0]["train_loss"], 25)
+        ax.plot(x, y, lw=1, alpha=0.7, label="%s train" % setting)
     ax.set_yscale("log")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (train: mean of 25 steps)")
-    ax.set_title("%s: loss (seed 0)" % name)
+    ax.set_title("digits CNN: training loss (seed 0)")
     ax.legend(fontsize=7)
-    names = list(d["runs"])
-    held = [d["runs"][s][0]["saved_bytes_per_step"] / 1024 for s in names]
-    bars = bx.bar(names, held, color="gray")
-    bx.bar_label(bars, ["%.0f KiB" % h for h in held], fontsize=8)
-    bx.set_ylabel("KiB held for backward per step")
-    bx.set_title("%s: saved-tensor bytes (measured)" % name)
+    bars(bx, d, "digits CNN")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print("wrote", path)
+
+
+def bars(bx, d, name):
+    names = list(d["runs"])
+    held = [d["runs"][s][0]["saved_bytes_per_step"] / 1024 for s in names]
+    peak = [(median_of(d["runs"][s], "step_peak_bytes") or 0) / 1024 for s in names]
+    x = np.arange(len(names))
+    b1 = bx.bar(x - 0.2, held, 0.4, color="gray", label="held for backward (hooks' count)")
+    b2 = bx.bar(x + 0.2, peak, 0.4, color="tab:blue", label="step peak (allocator)")
+    bx.bar_label(b1, ["%.0f" % h for h in held], fontsize=6)
+    bx.bar_label(b2, ["%.0f" % h for h in peak], fontsize=6)
+    bx.set_xticks(x, names, rotation=30, ha="right", fontsize=7)
+    bx.set_ylabel("KiB per training step")
+    bx.set_title("%s: memory per step (measured)" % name)
+    bx.legend(fontsize=7)
+
+
+def plot_chargpt(d, path, ddp=None):
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for setting, runs in d["runs"].items():
+        val_band(ax, runs, "%s (%d seeds)" % (setting, len(runs)))
+    for setting, runs in (ddp or {}).get("runs", {}).items():
+        val_band(ax, runs, "%s, DDP %d processes" % (setting, runs[0]["world_size"]),
+                 "x--", color="black" if setting == "fp32" else "tab:red")
+    ax.set_xlabel("step")
+    ax.set_ylabel("validation cross-entropy (mean; band: min-max over seeds)")
+    ax.set_ylim(top=2.2)
+    ax.set_title("char GPT: validation loss")
+    ax.legend(fontsize=6)
+    bars(bx, d, "char GPT")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print("wrote", path)
+
+
+def load(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        return json.load(fh)
 
 
 def main():
@@ -94,17 +220,27 @@ def main():
     for name, f in (("digits CNN", "digits.json"), ("char GPT", "chargpt.json"),
                     ("char GPT, loss head compressed too", "chargpt-loss-compressed.json"),
                     ("char GPT, attention softmax kept fp32", "chargpt-softmax-fp32.json")):
-        p = os.path.join(a.dir, f)
-        if os.path.exists(p):
-            with open(p) as fh:
-                results[name] = json.load(fh)
-    print(table(results))
+        d = load(os.path.join(a.dir, f))
+        if d:
+            results[name] = d
+    timing = load(os.path.join(a.dir, "timing", "chargpt.json"))
+    ddp = load(os.path.join(a.dir, "chargpt-ddp.json"))
+    budget = load(os.path.join(a.dir, "chargpt-budget.json"))
+    print(table(results, timing))
+    if "char GPT" in results:
+        print()
+        print(delta_table(results["char GPT"]))
+    if ddp and "char GPT" in results:
+        print()
+        print(ddp_table(ddp, results["char GPT"]))
+    if budget:
+        print()
+        print(budget_table(budget))
     if not a.no_plot:
-        for name, stem in (("digits CNN", "digits"), ("char GPT", "chargpt")):
-            if name in results:
-                plot(name, results[name], os.path.join(a.dir, stem + ".png"),
-                     results.get("char GPT, loss head compressed too")
-                     if stem == "chargpt" else None)
+        if "digits CNN" in results:
+            plot_digits(results["digits CNN"], os.path.join(a.dir, "digits.png"))
+        if "char GPT" in results:
+            plot_chargpt(results["char GPT"], os.path.join(a.dir, "chargpt.png"), ddp)
 
 
 if __name__ == "__main__":

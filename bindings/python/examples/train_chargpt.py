@@ -6,10 +6,13 @@ The corpus is the .py files directly in the running interpreter's standard libra
 (sorted by name, concatenated), the last 10% held out for validation. Sequences are fixed
 non-overlapping windows, so each has an identity across epochs: the mixed setting weights
 each position by its ||dL/dlogits||^2 at the window's previous visit (ActNN's gradient-norm
-factor). The loss head (cross-entropy, whose saved log-softmax feeds exp() in backward)
+factor). The adaptive settings give each saved tensor its own width (GACT's AutoPrecision,
+re-measured every --refresh-every steps, outside the timed step; the time it takes is
+reported apart). The loss head (cross-entropy, whose saved log-softmax feeds exp() in backward)
 runs outside the compressed block unless --compress-loss.
 
     python3 train_chargpt.py                     # full run -> docs/training/chargpt.json
+    python3 train_chargpt.py --ddp 2 --settings fp32,2-bit   # -> chargpt-ddp.json
     python3 train_chargpt.py --quick --out DIR   # seconds: the CI smoke test
     python3 train_chargpt.py --quick --device cuda --out DIR  # -> DIR/chargpt-cuda.json
 
@@ -22,6 +25,7 @@ import glob
 import math
 import os
 import sysconfig
+import time
 
 import numpy as np
 import torch
@@ -107,14 +111,42 @@ def validation_loss(model, val, n_batches, batch, block):
     return float(np.mean(losses))
 
 
-def train(setting, a, train_w, val_w, vocab):
+def windows(a):
+    """The training and validation windows of a.chars characters of the corpus, on
+    a.device; the characters (the vocabulary) and the corpus's description."""
+    text, source = corpus(a.chars)
+    chars = sorted(set(text))
+    data = torch.tensor(np.searchsorted(np.array(chars), np.array(list(text))),
+                        dtype=torch.long)
+    n_train = int(len(data) * 0.9)
+    # Non-overlapping windows of block+1 characters (inputs and next-character targets).
+    cut = lambda d: d[: len(d) // (a.block + 1) * (a.block + 1)].reshape(-1, a.block + 1)
+    return (cut(data[:n_train]).to(a.device), cut(data[n_train:]).to(a.device), chars,
+            source)
+
+
+def rank_seed(seed, rank):
+    """The noise seed of a data-parallel rank: rank 0 the run's seed, the others their own,
+    so no two ranks (and no two seeds of a sweep below 1000003) share a noise stream."""
+    return seed + 1000003 * rank
+
+
+def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
+    """One setting, one seed. With world > 1 this is one rank of a DistributedDataParallel
+    run (the process group is up): each rank takes its share of every batch, quantizes
+    with its own noise seed, and rank 0 measures the validation loss."""
     cuda = common.CudaMemory(a.device)
     cuda.start()  # the windows are on the device already; the model and optimizer are not
     torch.manual_seed(a.seed)  # the same initial weights in every setting
     compressed = setting != "fp32"
     gelu = (lambda: at.nn.GELU(common.fewbit_bits(setting))) if compressed else nn.GELU
     model = CharGPT(vocab, a.block, a.d, a.heads, a.layers, gelu).to(a.device)
-    q = common.quantizer_for(setting, a.seed)
+    net = model
+    if world > 1:
+        from torch.nn.parallel import DistributedDataParallel
+        net = DistributedDataParallel(model)
+    q = common.quantizer_for(setting, rank_seed(a.seed, rank), model, a.refresh_every)
+    adaptive = isinstance(q, at.AutoPrecision)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
     grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64)
@@ -123,32 +155,42 @@ def train(setting, a, train_w, val_w, vocab):
     if a.softmax_fp32:
         for block in model.blocks:
             block.plain = meter.counting
+
+    def forward(x, y):
+        if not compressed:
+            with meter.counting():
+                logits = net(x)
+                return logits, F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+        with at.compressed_saved_tensors(quantizer=q, meter=meter):
+            logits = net(x)
+            if a.compress_loss:
+                return logits, F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+        # The loss head outside the block: its saved log-softmax stays fp32 (counted by
+        # the meter all the same).
+        with meter.counting():
+            return logits, F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+
     losses, vals, held, parts = [], [], [], []
+    refresh_seconds = 0.0
     with common.Timer() as timer:
         for step, idx in zip(range(a.steps), batches(train_w, a.batch, gen)):
+            idx = idx[rank::world]  # this rank's share of the batch
             w = train_w[idx.to(train_w.device)]  # idx stays on the CPU, as grad_norm2
             x, y = w[:, :a.block], w[:, 1:]
             lr = a.lr * min(1.0, (step + 1) / 50)  # short warm-up
             for g in opt.param_groups:
                 g["lr"] = lr
+            if adaptive:  # GACT: re-measure the sensitivities every refresh_every steps
+                t0 = time.perf_counter()
+                with net.no_sync() if world > 1 else contextlib.nullcontext():
+                    if q.step(lambda: forward(x, y)[1].backward()):
+                        refresh_seconds += time.perf_counter() - t0
             with steps.step(step):
                 meter.reset()
                 cuda.before_forward()
-                if compressed:
+                if compressed and not adaptive:
                     q.row_weight = grad_norm2[idx]
-                    with at.compressed_saved_tensors(quantizer=q, meter=meter):
-                        logits = model(x)
-                        if a.compress_loss:
-                            loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
-                    if not a.compress_loss:
-                        # The loss head outside the block: its saved log-softmax stays fp32
-                        # (counted by the meter all the same).
-                        with meter.counting():
-                            loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
-                else:
-                    with meter.counting():
-                        logits = model(x)
-                        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+                logits, loss = forward(x, y)
                 cuda.after_forward()
                 held.append(meter.activation_bytes)
                 parts.append((meter.plain_bytes, meter.compressed_bytes,
@@ -160,22 +202,91 @@ def train(setting, a, train_w, val_w, vocab):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
+                loss = loss.detach()
+                if world > 1:  # the loss of the whole batch, as a single process sees it
+                    torch.distributed.all_reduce(loss)
+                    loss /= world
                 losses.append(round(loss.item(), 5))
-            if (step + 1) % a.eval_every == 0 or step + 1 == a.steps:
+            if rank == 0 and a.val_batches and ((step + 1) % a.eval_every == 0
+                                                or step + 1 == a.steps):
                 vals.append((step + 1, validation_loss(model, val_w, a.val_batches, a.batch,
                                                        a.block)))
     cuda.stop()
-    return {"val_loss": vals[-1][1], "val_curve": vals, "train_loss": losses,
-            "saved_bytes_per_step": int(np.median(held)), "saved_bytes_max": int(max(held)),
-            "saved_parts_last_step": dict(zip(("plain", "compressed", "compressed_original"),
-                                              parts[-1])),  # bytes, meter's fields
-            "elements_per_width": q.elements_per_width if q else None,
-            "seconds": timer.seconds, **steps.results(), **cuda.results()}
+    r = {"seed": a.seed, "val_loss": vals[-1][1] if vals else None, "val_curve": vals,
+         "train_loss": losses,
+         "saved_bytes_per_step": int(np.median(held)), "saved_bytes_max": int(max(held)),
+         "saved_parts_last_step": dict(zip(("plain", "compressed", "compressed_original"),
+                                           parts[-1])),  # bytes, meter's fields
+         "elements_per_width": q.elements_per_width if q else None,
+         "seconds": timer.seconds, **steps.results(), **cuda.results()}
+    if adaptive:
+        r.update({"refreshes": q.refreshes, "refresh_backprops": q.backprops,
+                  "refresh_seconds": round(refresh_seconds, 3),
+                  "tensor_bits": q.tensor_bits, "tensor_numel": q.numel,
+                  "sensitivity": q.sensitivity})
+    if world > 1:
+        r.update({"world_size": world,
+                  "rank_seeds": [rank_seed(a.seed, k) for k in range(world)] if q else None})
+    return r
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="a few steps: a smoke test")
+def _ddp_rank(rank, world, port, a, out):
+    """One process of a data-parallel run: every setting and seed, results to `out`."""
+    import pickle
+    common.setup_threads(a.threads)
+    train_w, val_w, chars, _ = windows(a)  # each rank its own copy: no tensor to pass
+    vocab = len(chars)
+    torch.distributed.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                                         rank=rank, world_size=world)
+    try:
+        runs = {}
+        for setting in a.settings.split(","):
+            for seed in seeds_of(a):
+                runs.setdefault(setting, []).append(
+                    train(setting, argparse.Namespace(**{**vars(a), "seed": seed}),
+                          train_w, val_w, vocab, rank, world))
+                if rank == 0:
+                    report(setting, runs[setting][-1])
+        if rank == 0:
+            with open(out, "wb") as f:
+                pickle.dump(runs, f)
+    finally:
+        torch.distributed.destroy_process_group()
+
+
+def ddp(a):
+    """The runs of train() under DistributedDataParallel with a.ddp processes (gloo, on
+    this machine), each with a.threads threads; the batch is split between the ranks."""
+    import pickle
+    import socket
+    import tempfile
+    import torch.multiprocessing as mp
+    with socket.socket() as s:  # a free port for the process group's rendezvous
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "runs.pickle")
+        mp.spawn(_ddp_rank, args=(a.ddp, port, a, out),
+                 nprocs=a.ddp, join=True)
+        with open(out, "rb") as f:
+            return pickle.load(f)
+
+
+def seeds_of(a):
+    return range(a.seed, a.seed + a.seeds)
+
+
+def report(setting, r):
+    print("%-18s seed %d  val loss %s  saved %9d B/step  %.1f s%s%s%s"
+          % (setting, r["seed"], "%.4f" % r["val_loss"] if r["val_loss"] else "-",
+             r["saved_bytes_per_step"], r["seconds"],
+             stepmeter.StepMeter.line(r), common.CudaMemory.line(r),
+             "  refreshes %.1f s" % r["refresh_seconds"] if "refresh_seconds" in r else ""),
+          flush=True)
+
+
+def add_model_arguments(ap):
+    """The model's, the data's and the optimizer's settings (batch_budget.py's too)."""
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--block", type=int, default=64)
@@ -186,9 +297,10 @@ def main():
     ap.add_argument("--chars", type=int, default=300_000)
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--val-batches", type=int, default=25)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="the first seed")
+    ap.add_argument("--refresh-every", type=int, default=100,
+                    help="steps between the adaptive settings' sensitivity measurements")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--settings", default=",".join(common.SETTINGS))
     ap.add_argument("--compress-loss", action="store_true",
                     help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
     ap.add_argument("--softmax-fp32", action="store_true",
@@ -197,27 +309,38 @@ def main():
     common.add_device_argument(ap)
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
                                                   "training"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_model_arguments(ap)
+    ap.add_argument("--quick", action="store_true", help="a few steps: a smoke test")
+    ap.add_argument("--seeds", type=int, default=3, help="seeds per setting")
+    ap.add_argument("--ddp", type=int, default=1, metavar="N",
+                    help="train with DistributedDataParallel on N processes (gloo; "
+                         "--batch is split between them) -> chargpt-ddp.json")
+    ap.add_argument("--settings", default=",".join(common.SETTINGS))
     a = ap.parse_args()
     if a.quick:
-        a.steps, a.eval_every, a.val_batches, a.chars = 6, 3, 2, 200_000
+        a.steps, a.eval_every, a.val_batches, a.chars, a.seeds = 6, 3, 2, 200_000, 1
+        a.refresh_every = 6  # one refresh, at the first step
     common.setup_threads(a.threads)
-    text, source = corpus(a.chars)
-    chars = sorted(set(text))
-    data = torch.tensor(np.searchsorted(np.array(chars), np.array(list(text))),
-                        dtype=torch.long)
-    n_train = int(len(data) * 0.9)
-    # Non-overlapping windows of block+1 characters (inputs and next-character targets).
-    cut = lambda d: d[: len(d) // (a.block + 1) * (a.block + 1)].reshape(-1, a.block + 1)
-    train_w, val_w = cut(data[:n_train]).to(a.device), cut(data[n_train:]).to(a.device)
-    runs = {}
-    for setting in a.settings.split(","):
-        r = train(setting, a, train_w, val_w, len(chars))
-        runs[setting] = [r]
-        print("%-16s val loss %.4f  saved %9d B/step  %.1f s%s%s"
-              % (setting, r["val_loss"], r["saved_bytes_per_step"], r["seconds"],
-                 stepmeter.StepMeter.line(r), common.CudaMemory.line(r)), flush=True)
+    train_w, val_w, chars, source = windows(a)
+    if a.ddp > 1:
+        if a.device != "cpu":
+            raise SystemExit("--ddp runs on the CPU (gloo) only")
+        runs = ddp(a)
+    else:
+        runs = {}
+        for setting in a.settings.split(","):
+            for seed in seeds_of(a):
+                runs.setdefault(setting, []).append(
+                    train(setting, argparse.Namespace(**{**vars(a), "seed": seed}),
+                          train_w, val_w, len(chars)))
+                report(setting, runs[setting][-1])
     name = ("chargpt-loss-compressed" if a.compress_loss else
             "chargpt-softmax-fp32" if a.softmax_fp32 else "chargpt")
+    name += "-ddp" if a.ddp > 1 else ""
     name += ".json" if a.device == "cpu" else "-%s.json" % a.device
     common.write_results(os.path.join(a.out, name),
                          {"task": "char GPT", "corpus": source, "vocab": len(chars),

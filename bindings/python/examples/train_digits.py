@@ -1,7 +1,7 @@
 """A small CNN on scikit-learn's handwritten digits (8x8 images, 10 classes), ActNN-style:
 Conv2d and Linear save their input quantized, ReLU saves a 1-bit mask.
 
-Each setting of common.SETTINGS trains the same model from the same initialization on the
+Each setting of common.DIGITS_SETTINGS trains the same model from the same initialization on the
 same batches; the test accuracy, the loss curve, the bytes autograd held for backward
 per step (common's meter), the time per step and the peak a step allocates (stepmeter,
 from the allocator's records) are written to a JSON file.
@@ -127,7 +127,7 @@ def main():
         a.epochs, a.seeds = 2, 1
     common.setup_threads(a.threads)
     runs = {}
-    for setting in common.SETTINGS:
+    for setting in common.DIGITS_SETTINGS:
         runs[setting] = []
         for seed in range(a.seeds):
             r = train(setting, load(seed, a.data, a.device), seed, a.epochs, a.batch,

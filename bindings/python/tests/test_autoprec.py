@@ -117,6 +117,22 @@ def test_refresh_leaves_gradients_and_batch_norm_statistics_alone():
     assert all(torch.equal(s, b) for s, b in zip(stats, model.buffers()))
 
 
+def test_a_refresh_counts_no_stored_elements_and_reuses_no_noise():
+    torch.manual_seed(0)
+    model = TwoBranches(10.0, 1.0)
+    xa, xb, gy = data(5, (16, 64), (16, 64), (16, 64))
+    ap = at.AutoPrecision(model, 2.0, allowed_bits=ALLOWED, seed=11, probes=2)
+    backprop = backprop_for(model, ap, (xa, xb), gy)
+    ap.step(backprop)  # the first step refreshes
+    assert sum(ap.elements_per_width) == 0  # the probes stored nothing for training
+    offset = ap.calls
+    assert offset >= 2 * 2  # but their noise was drawn: the offset moved on
+    backprop()
+    widths = ap.elements_per_width
+    assert sum(widths) == 2 * 16 * 64
+    assert widths[ap.tensor_bits[0]] >= 16 * 64 and ap.calls == offset + 2
+
+
 def test_gradients_with_adaptive_widths_are_unbiased():
     torch.manual_seed(0)
     model = TwoBranches(10.0, 1.0, width=48)

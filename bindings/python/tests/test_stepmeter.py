@@ -2,7 +2,11 @@
 import os
 import sys
 
+import pytest
 import torch
+
+import actq.torch as at
+from actq.torch import library
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import stepmeter  # noqa: E402
@@ -29,3 +33,29 @@ def test_the_peak_is_the_most_bytes_live_at_once_not_the_total():
     r = meter.results()
     assert r["step_peak_bytes"] == meter.peaks[0] and r["step_peak_profiled_steps"] == 2
     assert len(meter.ms) == 1 and r["ms_per_step"] == round(meter.ms[0], 3)
+
+
+def test_overlapping_and_nested_operator_spans_count_once():
+    assert stepmeter.union_ns([]) == 0
+    assert stepmeter.union_ns([(0, 10), (2, 5), (8, 12), (20, 25)]) == 12 + 5
+    assert stepmeter.union_ns([(20, 25), (0, 10)]) == 15
+
+
+@pytest.mark.skipif(not library.AVAILABLE, reason="no torch.ops.actq: %s" % library.REASON)
+def test_the_actq_share_covers_the_operators_and_only_them():
+    meter = stepmeter.StepMeter("cpu", profiled=(), op_profiled=(0, 1))
+    x = torch.randn(1 << 18)
+    q = at.Quantizer(2, seed=1)
+    with meter.step(0):  # actq only, but for the python around it
+        for _ in range(4):
+            q.decompress(q.compress(x))
+    with meter.step(1):  # no actq at all: a matrix product of about as long
+        a = torch.randn(256, 256)
+        for _ in range(20):
+            a = a @ a / 256
+    (ops0, wall0), (ops1, wall1) = meter.op_ns
+    assert 0.5 * wall0 < ops0 <= wall0 and ops1 == 0
+    r = meter.results()
+    assert r["actq_op_share"] == round(ops0 / (wall0 + wall1), 4)
+    assert r["actq_op_ms_per_step"] == round(ops0 / 2 / 1e6, 3)
+    assert stepmeter.StepMeter("cpu", profiled=()).results()["actq_op_share"] is None

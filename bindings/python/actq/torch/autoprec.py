@@ -97,9 +97,12 @@ class AutoPrecision(Quantizer):
 
     def refresh(self, backprop):
         """Measures every saved tensor's sensitivity with extra passes of backprop() and
-        re-allocates the widths. The parameters' gradients are restored afterwards."""
+        re-allocates the widths. The parameters' gradients and the count of stored elements
+        (elements_per_width: what training stored, not the probes) are restored afterwards;
+        the noise offset keeps advancing, so no probe's noise is reused."""
         params = [p for p in self.model.parameters() if p.requires_grad]
         kept = [p.grad for p in params]
+        stored = self.stored.clone()
         with self._quiet_batch_norm(), _same_randomness() as replay:
             def run(probe):
                 self._probe = probe
@@ -122,6 +125,7 @@ class AutoPrecision(Quantizer):
                     sens.append(var * bits_unit if var == var and var < 1e30 else 1e30)
             finally:
                 self._probe = None
+                self.stored.copy_(stored)
                 for p, g in zip(params, kept):
                     p.grad = g
         self.sensitivity = sens
