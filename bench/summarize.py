@@ -75,11 +75,12 @@ def examples_section(folder):
                 continue
             rel = ("%.2fx" % (ref["cuda_max_memory_allocated"] / peak)
                    if ref.get("cuda_max_memory_allocated") else "")
-            rows.append("| %s | %s | %s | %s | %s | %s | %s | %.1f |" % (
+            rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |" % (
                 d.get("task", fname), setting, format(r["saved_bytes_per_step"], ","),
                 format(r.get("cuda_forward_allocated_per_step") or 0, ","),
                 format(peak, ","), format(r.get("cuda_memory_allocated_at_start", 0), ","),
-                rel, r.get("seconds", 0)))
+                rel, format(r.get("step_peak_bytes") or 0, ","),
+                r.get("ms_per_step") or "-", r.get("seconds", 0)))
     if not rows:
         return ["## Python binding: training examples on the device", "",
                 "No results in %s." % folder, ""]
@@ -87,12 +88,28 @@ def examples_section(folder):
             "torch %s on %s; %s. Peak = torch.cuda.max_memory_allocated() over the "
             "setting's training, reset before it (includes the data already on the device, "
             "the column 'at start'); 'forward left' = memory_allocated after minus before "
-            "each forward pass (median); 'saved' = the SavedTensorMeter's bytes per step."
+            "each forward pass (median); 'saved' = the SavedTensorMeter's bytes per step; "
+            "'step peak' = the largest sum of the CUDA allocator's records over one step "
+            "(stepmeter.py)."
             % (env.get("torch", "?"), env.get("cuda_device", "?"),
                env.get("actq_cuda_context", "?")), "",
             "| task | setting | saved B/step | forward left B/step | peak B | at start B "
-            "| fp32 peak / peak | seconds |",
-            "|---|---|---:|---:|---:|---:|---:|---:|"] + rows + [""]
+            "| fp32 peak / peak | step peak B | ms/step | seconds |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"] + rows + [""] + budget_section(
+                load(os.path.join(folder, "chargpt-budget-cuda.json")))
+
+
+def budget_section(d):
+    """The char GPT's largest batch within a memory budget on the device."""
+    if not d:
+        return []
+    out = ["Largest char GPT batch whose step peak (CUDA allocator records) stays within "
+           "%.0f MiB:" % (d["budget_bytes"] / (1 << 20)), "",
+           "| setting | largest batch | vs fp32 | step peak B |", "|---|---:|---:|---:|"]
+    for setting, r in d["settings"].items():
+        out.append("| %s | %d | %s | %s |" % (setting, r["largest_batch"], r.get("vs_fp32"),
+                                              format(r.get("step_peak_bytes") or 0, ",")))
+    return out + [""]
 
 
 def main():

@@ -10,6 +10,7 @@ train_chargpt.train (the peak of steps 1 and 2, after the optimizer's state exis
 search doubles the batch until a step no longer fits, then bisects.
 
     python3 batch_budget.py [--budget-mib 64]     # -> docs/training/chargpt-budget.json
+    python3 batch_budget.py --layers 8            # -> docs/training/chargpt-budget-L8.json
     python3 batch_budget.py --quick --out DIR     # seconds: the CI smoke test
 """
 import argparse
@@ -77,7 +78,9 @@ def main():
     base = results.get("fp32", {}).get("largest_batch")
     for r in results.values():
         r["vs_fp32"] = round(r["largest_batch"] / base, 2) if base else None
-    name = "chargpt-budget.json" if a.device == "cpu" else "chargpt-budget-%s.json" % a.device
+    name = "chargpt-budget"
+    name += "" if a.layers == ap.get_default("layers") else "-L%d" % a.layers
+    name += ".json" if a.device == "cpu" else "-%s.json" % a.device
     common.write_results(os.path.join(a.out, name),
                          {"task": "char GPT, largest batch within a memory budget",
                           "budget_bytes": budget, "corpus": source,

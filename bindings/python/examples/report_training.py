@@ -4,8 +4,8 @@ docs/python.md and the plots beside them.
     python3 report_training.py [--dir docs/training]      (needs matplotlib for the PNGs)
 
 Files read (those present): digits.json, chargpt.json and its ablations
-(chargpt-loss-compressed.json, chargpt-softmax-fp32.json), chargpt-ddp.json,
-chargpt-budget.json, and timing/chargpt.json (a short run of every setting alone on the
+(chargpt-loss-compressed.json, chargpt-softmax-fp32.json, chargpt-gelu4.json), chargpt-ddp.json,
+chargpt-budget*.json, and timing/chargpt.json (a short run of every setting alone on the
 machine, for the time per step; without it the time columns come from the training runs).
 """
 import argparse
@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MB = 1e6
+MiB = float(1 << 20)
 
 
 def smooth(v, w):
@@ -70,10 +70,10 @@ def metric(runs):
 
 
 def table(results, timing):
-    head = ["| task | setting | seeds | result | bytes held for backward per step | vs fp32 "
+    head = ["| task | setting | seeds | result | bytes held for backward per step | fp32's / held "
             "| bits per fp32 activation element, all-in | code width | step peak, "
-            "allocator (MB) | vs fp32 | ms per step | vs fp32 | in actq ops "
-            "| adaptive refresh |",
+            "allocator (MiB) | fp32's peak / peak | ms per step | time / fp32's "
+            "| in actq ops | adaptive refresh |",
             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     body = []
     for name, d in results.items():
@@ -88,30 +88,36 @@ def table(results, timing):
             peak = median_of(runs, "step_peak_bytes")
             cells = [name, setting, str(len(runs)), metric(runs), format(held, ","),
                      "%.1fx" % (base / held), "%.2f" % (32 * held / base), code_width(runs),
-                     "%.2f" % (peak / MB) if peak else "-",
+                     "%.2f" % (peak / MiB) if peak else "-",
                      "%.2fx" % (base_peak / peak) if peak and base_peak else "-"]
-            cells += timing_cells(setting, runs, tim, fp32_ms)
+            # Times only where fp32 ran in the same conditions: the task's own runs, or
+            # the char GPT's timing file (the ablations ran beside other jobs).
+            timed = "fp32" in d["runs"] or tim is not None
+            cells += (timing_cells(setting, runs, tim, fp32_ms) if timed else ["-"] * 4)
             body.append("| " + " | ".join(cells) + " |")
     return "\n".join(head + body)
 
 
-def delta_table(d):
-    """Each setting's validation loss minus fp32's, seed by seed (same seed, same initial
-    weights and batches): the paired difference the claims are about."""
-    fp32 = {r["seed"]: r["val_loss"] for r in d["runs"]["fp32"]}
-    out = ["| setting | val loss - fp32, per seed | mean |", "|---|---|---:|"]
-    for setting, runs in d["runs"].items():
-        if setting == "fp32":
+def delta_table(results):
+    """Each char GPT setting's validation loss minus fp32's, seed by seed (same seed, same
+    initial weights and batches): the paired difference the claims are about."""
+    fp32 = {r.get("seed"): r["val_loss"] for r in results["char GPT"]["runs"]["fp32"]}
+    out = ["| run | setting | val loss - fp32, per seed | mean |", "|---|---|---|---:|"]
+    for name, d in results.items():
+        if not name.startswith("char GPT"):
             continue
-        dv = [r["val_loss"] - fp32[r["seed"]] for r in runs if r["seed"] in fp32]
-        out.append("| %s | %s | %+.3f |" % (setting, ", ".join("%+.3f" % v for v in dv),
-                                             np.mean(dv)))
+        for setting, runs in d["runs"].items():
+            dv = [r["val_loss"] - fp32[r["seed"]] for r in runs
+                  if setting != "fp32" and r.get("seed") in fp32]
+            if dv:
+                out.append("| %s | %s | %s | %+.3f |" % (
+                    name, setting, ", ".join("%+.3f" % v for v in dv), np.mean(dv)))
     return "\n".join(out)
 
 
 def ddp_table(ddp, single):
     out = ["| setting | processes | val loss | single process, same seeds | bytes held per "
-           "step, per rank | step peak per rank (MB) | ms per step |",
+           "step, per rank | step peak per rank (MiB) | ms per step |",
            "|---|---:|---|---|---:|---:|---:|"]
     for setting, runs in ddp["runs"].items():
         seeds = {r["seed"] for r in runs}
@@ -121,18 +127,22 @@ def ddp_table(ddp, single):
             setting, runs[0]["world_size"], spread([r["val_loss"] for r in runs], "%.3f"),
             spread([r["val_loss"] for r in ref], "%.3f") if ref else "-",
             format(runs[0]["saved_bytes_per_step"], ","),
-            "%.2f" % (peak / MB) if peak else "-", median_of(runs, "ms_per_step")))
+            "%.2f" % (peak / MiB) if peak else "-", median_of(runs, "ms_per_step")))
     return "\n".join(out)
 
 
-def budget_table(b):
-    out = ["| setting | largest batch within %.0f MiB | vs fp32 | its step peak (MB) "
-           "| bytes held for backward at that batch |" % (b["budget_bytes"] / (1 << 20)),
-           "|---|---:|---:|---:|---:|"]
-    for setting, r in b["settings"].items():
-        out.append("| %s | %d | %.2fx | %.2f | %s |" % (
-            setting, r["largest_batch"], r["vs_fp32"] or 0, r["step_peak_bytes"] / MB,
-            format(r["saved_bytes_per_step"], ",")))
+def budget_table(budgets):
+    out = ["| model | setting | largest batch within the budget | vs fp32 | its step peak (MiB) "
+           "| bytes held for backward at that batch | share of the peak |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for b in budgets:
+        model = "char GPT, %d layers, %.0f MiB" % (b["config"]["layers"],
+                                                  b["budget_bytes"] / (1 << 20))
+        for setting, r in b["settings"].items():
+            out.append("| %s | %s | %d | %.2fx | %.2f | %s | %.0f%% |" % (
+                model, setting, r["largest_batch"], r["vs_fp32"] or 0,
+                r["step_peak_bytes"] / MiB, format(r["saved_bytes_per_step"], ","),
+                100 * r["saved_bytes_per_step"] / r["step_peak_bytes"]))
     return "\n".join(out)
 
 
@@ -165,6 +175,18 @@ def plot_digits(d, path):
     ax.set_title("digits CNN: training loss (seed 0)")
     ax.legend(fontsize=7)
     bars(bx, d, "digits CNN")
+    save(fig, path)
+
+
+def val_axes(ax, title, fontsize):
+    ax.set_xlabel("step")
+    ax.set_ylabel("validation cross-entropy")
+    ax.set_ylim(top=2.2)
+    ax.set_title(title, fontsize=fontsize)
+    ax.legend(fontsize=7)
+
+
+def save(fig, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print("wrote", path)
@@ -185,23 +207,28 @@ def bars(bx, d, name):
     bx.legend(fontsize=7)
 
 
-def plot_chargpt(d, path, ddp=None):
+def plot_chargpt(d, path):
     plt = _plt()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
     for setting, runs in d["runs"].items():
         val_band(ax, runs, "%s (%d seeds)" % (setting, len(runs)))
-    for setting, runs in (ddp or {}).get("runs", {}).items():
-        val_band(ax, runs, "%s, DDP %d processes" % (setting, runs[0]["world_size"]),
-                 "x--", color="black" if setting == "fp32" else "tab:red")
-    ax.set_xlabel("step")
-    ax.set_ylabel("validation cross-entropy (mean; band: min-max over seeds)")
-    ax.set_ylim(top=2.2)
-    ax.set_title("char GPT: validation loss")
-    ax.legend(fontsize=6)
+    val_axes(ax, "char GPT: validation loss (mean; band: min-max over seeds)", 10)
     bars(bx, d, "char GPT")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print("wrote", path)
+    save(fig, path)
+
+
+def plot_ddp(ddp, single, path):
+    """DDP's validation curves (dashed) over the single process's (solid), per setting."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for setting, runs in ddp["runs"].items():
+        seeds = {r["seed"] for r in runs}
+        ref = [r for r in single["runs"].get(setting, []) if r["seed"] in seeds]
+        line = val_band(ax, ref, "%s, 1 process" % setting) if ref else None
+        val_band(ax, runs, "%s, DDP %d processes" % (setting, runs[0]["world_size"]), "x--",
+                 **({"color": line.get_color()} if line else {}))
+    val_axes(ax, "char GPT under DistributedDataParallel (gloo): mean, min-max band", 9)
+    save(fig, path)
 
 
 def load(path):
@@ -219,28 +246,33 @@ def main():
     results = {}
     for name, f in (("digits CNN", "digits.json"), ("char GPT", "chargpt.json"),
                     ("char GPT, loss head compressed too", "chargpt-loss-compressed.json"),
-                    ("char GPT, attention softmax kept fp32", "chargpt-softmax-fp32.json")):
+                    ("char GPT, attention softmax kept fp32", "chargpt-softmax-fp32.json"),
+                    ("char GPT, GELU codes at 4 bits", "chargpt-gelu4.json")):
         d = load(os.path.join(a.dir, f))
         if d:
             results[name] = d
     timing = load(os.path.join(a.dir, "timing", "chargpt.json"))
     ddp = load(os.path.join(a.dir, "chargpt-ddp.json"))
-    budget = load(os.path.join(a.dir, "chargpt-budget.json"))
+    budgets = sorted((b for b in (load(os.path.join(a.dir, f)) for f in os.listdir(a.dir)
+                                  if f.startswith("chargpt-budget") and f.endswith(".json"))
+                      if b), key=lambda b: b["config"]["layers"])
     print(table(results, timing))
     if "char GPT" in results:
         print()
-        print(delta_table(results["char GPT"]))
+        print(delta_table(results))
     if ddp and "char GPT" in results:
         print()
         print(ddp_table(ddp, results["char GPT"]))
-    if budget:
+    if budgets:
         print()
-        print(budget_table(budget))
+        print(budget_table(budgets))
     if not a.no_plot:
         if "digits CNN" in results:
             plot_digits(results["digits CNN"], os.path.join(a.dir, "digits.png"))
         if "char GPT" in results:
-            plot_chargpt(results["char GPT"], os.path.join(a.dir, "chargpt.png"), ddp)
+            plot_chargpt(results["char GPT"], os.path.join(a.dir, "chargpt.png"))
+            if ddp:
+                plot_ddp(ddp, results["char GPT"], os.path.join(a.dir, "chargpt-ddp.png"))
 
 
 if __name__ == "__main__":

@@ -139,7 +139,8 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
     cuda.start()  # the windows are on the device already; the model and optimizer are not
     torch.manual_seed(a.seed)  # the same initial weights in every setting
     compressed = setting != "fp32"
-    gelu = (lambda: at.nn.GELU(common.fewbit_bits(setting))) if compressed else nn.GELU
+    codes = a.gelu_bits or common.fewbit_bits(setting)
+    gelu = (lambda: at.nn.GELU(codes)) if compressed else nn.GELU
     model = CharGPT(vocab, a.block, a.d, a.heads, a.layers, gelu).to(a.device)
     net = model
     if world > 1:
@@ -239,14 +240,7 @@ def _ddp_rank(rank, world, port, a, out):
     torch.distributed.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
                                          rank=rank, world_size=world)
     try:
-        runs = {}
-        for setting in a.settings.split(","):
-            for seed in seeds_of(a):
-                runs.setdefault(setting, []).append(
-                    train(setting, argparse.Namespace(**{**vars(a), "seed": seed}),
-                          train_w, val_w, vocab, rank, world))
-                if rank == 0:
-                    report(setting, runs[setting][-1])
+        runs = train_all(a, train_w, val_w, vocab, rank, world)
         if rank == 0:
             with open(out, "wb") as f:
                 pickle.dump(runs, f)
@@ -272,8 +266,17 @@ def ddp(a):
             return pickle.load(f)
 
 
-def seeds_of(a):
-    return range(a.seed, a.seed + a.seeds)
+def train_all(a, train_w, val_w, vocab, rank=0, world=1):
+    """{setting: [the runs of seeds a.seed .. a.seed + a.seeds - 1]}, rank 0 printing each."""
+    runs = {}
+    for setting in a.settings.split(","):
+        for seed in range(a.seed, a.seed + a.seeds):
+            runs.setdefault(setting, []).append(
+                train(setting, argparse.Namespace(**{**vars(a), "seed": seed}),
+                      train_w, val_w, vocab, rank, world))
+            if rank == 0:
+                report(setting, runs[setting][-1])
+    return runs
 
 
 def report(setting, r):
@@ -306,6 +309,9 @@ def add_model_arguments(ap):
     ap.add_argument("--softmax-fp32", action="store_true",
                     help="keep attention's softmax (and the v it multiplies) in fp32 "
                          "(chargpt-softmax-fp32.json)")
+    ap.add_argument("--gelu-bits", type=int, default=0, metavar="B",
+                    help="the GELU's few-bit code width in every compressed setting "
+                         "(default: the setting's; chargpt-gelu<B>.json)")
     common.add_device_argument(ap)
     ap.add_argument("--out", default=os.path.join(common.HERE, "..", "..", "..", "docs",
                                                   "training"))
@@ -331,15 +337,10 @@ def main():
             raise SystemExit("--ddp runs on the CPU (gloo) only")
         runs = ddp(a)
     else:
-        runs = {}
-        for setting in a.settings.split(","):
-            for seed in seeds_of(a):
-                runs.setdefault(setting, []).append(
-                    train(setting, argparse.Namespace(**{**vars(a), "seed": seed}),
-                          train_w, val_w, len(chars)))
-                report(setting, runs[setting][-1])
+        runs = train_all(a, train_w, val_w, len(chars))
     name = ("chargpt-loss-compressed" if a.compress_loss else
             "chargpt-softmax-fp32" if a.softmax_fp32 else "chargpt")
+    name += "-gelu%d" % a.gelu_bits if a.gelu_bits else ""
     name += "-ddp" if a.ddp > 1 else ""
     name += ".json" if a.device == "cpu" else "-%s.json" % a.device
     common.write_results(os.path.join(a.out, name),

@@ -83,6 +83,34 @@ def test_conv2d_gradients(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("frozen", ("weight", "input"))
+def test_conv2d_gradients_of_only_the_input_or_only_the_weight(device, frozen):
+    """One of the two gradients alone (a frozen layer, or the first layer of a model): the
+    other stays None, and the one asked for is the plain convolution's (the input's
+    exact, the weight's within one draw's quantization error)."""
+    torch.manual_seed(0)
+    ref = nn.Conv2d(4, 6, 3, padding=2, dilation=2, groups=2).to(device)
+    conv = at.nn.Conv2d(4, 6, 3, padding=2, dilation=2, groups=2,
+                        quantizer=at.Quantizer(8, seed=5)).to(device)
+    conv.load_state_dict(ref.state_dict())
+    x = torch.randn(3, 4, 7, 7, generator=gen(5)).to(device)
+    gy = torch.randn(3, 6, 7, 7, generator=gen(6)).to(device)
+    for m in (ref, conv):
+        m.weight.requires_grad_(frozen != "weight")
+    x.requires_grad_(frozen != "input")
+    results = []
+    for m in (ref, conv):
+        x.grad = m.weight.grad = None
+        (m(x) * gy).sum().backward()
+        results.append((x.grad, m.weight.grad))
+    (gx_ref, gw_ref), (gx, gw) = results
+    if frozen == "weight":
+        assert gw is None and torch.allclose(gx, gx_ref, atol=1e-5)
+    else:
+        assert gx is None and torch.allclose(gw, gw_ref, rtol=0, atol=0.05 * gw_ref.abs().max())
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_relu_saves_a_one_bit_mask_and_is_exact(device):
     x = torch.randn(10, 1000, device=device, requires_grad=True)
     x.data[0, :5] = 0.0  # PyTorch's ReLU has gradient 0 at 0

@@ -9,7 +9,8 @@ compressed_saved_tensors leaves them alone.
 """
 import torch
 import torch.nn.functional as F
-from torch.nn.grad import conv2d_input, conv2d_weight
+from torch.nn.grad import conv2d_input
+from torch.nn.modules.utils import _pair
 
 from ..fewbit import FewbitTable, cached_table
 from ..quantized import Quantized
@@ -82,11 +83,16 @@ class CompressedConv2d(torch.autograd.Function):
         q, (weight,) = _load_quantized(ctx)
         stride, padding, dilation, groups = ctx.conf
         gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            gx = conv2d_input(q.shape, weight, gy, stride, padding, dilation, groups)
         if ctx.needs_input_grad[1]:
+            # Both gradients from one call on the dequantized input: torch.nn.grad's
+            # helpers would run the backward twice and, for the input's, copy a full
+            # input-sized dummy (an expanded tensor made contiguous), at the step's peak.
             x = ops.dequantize(q)
-            gw = conv2d_weight(x, weight.shape, gy, stride, padding, dilation, groups)
+            gx, gw, _ = torch.ops.aten.convolution_backward(
+                gy, x, weight, None, _pair(stride), _pair(padding), _pair(dilation), False,
+                [0, 0], groups, (ctx.needs_input_grad[0], True, False))
+        elif ctx.needs_input_grad[0]:
+            gx = conv2d_input(q.shape, weight, gy, stride, padding, dilation, groups)
         if ctx.has_bias and ctx.needs_input_grad[2]:
             gb = gy.sum((0, 2, 3))
         return gx, gw, gb, None, None, None, None, None
