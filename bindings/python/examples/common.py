@@ -33,7 +33,7 @@ DIGITS_SETTINGS = ("fp32", "2-bit", "4-bit", "mixed 2-bit avg")
 ALLOWED = (1, 2, 3, 4, 8)
 
 
-def quantizer_for(setting, seed, model=None, refresh_every=100):
+def quantizer_for(setting, seed, model=None, refresh_every=100, probes=2):
     """The Quantizer of a compressed setting, None for fp32; an adaptive setting needs
     the model whose gradients measure the sensitivities."""
     s = SETTINGS[setting]
@@ -43,7 +43,7 @@ def quantizer_for(setting, seed, model=None, refresh_every=100):
         if model is None:
             raise ValueError("%s needs the model" % setting)
         return at.AutoPrecision(model, s["adaptive"], allowed_bits=ALLOWED,
-                                refresh_every=refresh_every, seed=seed)
+                                refresh_every=refresh_every, probes=probes, seed=seed)
     if "average" in s:
         return at.Quantizer(2, average_bits=s["average"], allowed_bits=ALLOWED, seed=seed)
     return at.Quantizer(s["bits"], seed=seed)

@@ -146,7 +146,8 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
     if world > 1:
         from torch.nn.parallel import DistributedDataParallel
         net = DistributedDataParallel(model)
-    q = common.quantizer_for(setting, rank_seed(a.seed, rank), model, a.refresh_every)
+    q = common.quantizer_for(setting, rank_seed(a.seed, rank), model, a.refresh_every,
+                             a.probes)
     adaptive = isinstance(q, at.AutoPrecision)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
@@ -303,6 +304,8 @@ def add_model_arguments(ap):
     ap.add_argument("--seed", type=int, default=0, help="the first seed")
     ap.add_argument("--refresh-every", type=int, default=100,
                     help="steps between the adaptive settings' sensitivity measurements")
+    ap.add_argument("--probes", type=int, default=2,
+                    help="stochastic roundings per saved tensor in a sensitivity measurement")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--compress-loss", action="store_true",
                     help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
@@ -329,7 +332,7 @@ def main():
     a = ap.parse_args()
     if a.quick:
         a.steps, a.eval_every, a.val_batches, a.chars, a.seeds = 6, 3, 2, 200_000, 1
-        a.refresh_every = 6  # one refresh, at the first step
+        a.refresh_every, a.probes = 6, 1  # one refresh, at the first step
     common.setup_threads(a.threads)
     train_w, val_w, chars, source = windows(a)
     if a.ddp > 1:
