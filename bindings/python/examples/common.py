@@ -18,16 +18,15 @@ import actq.torch as at  # noqa: E402
 # name -> how saved activations are stored. "bits": every row at that width;
 # "average": per-sample widths from actq_allocate_bits among ALLOWED with that average
 # (ActNN); "adaptive": one width per saved tensor with that average, from the gradient
-# effects AutoPrecision measures (GACT). "fewbit": the width of the few-bit activation
-# codes where it is not "bits".
+# effects AutoPrecision measures (GACT).
 SETTINGS = {
     "fp32": {},
     "2-bit": {"bits": 2},
     "3-bit": {"bits": 3},
     "4-bit": {"bits": 4},
-    "mixed 2-bit avg": {"average": 2.0, "fewbit": 2},
-    "adaptive 2-bit avg": {"adaptive": 2.0, "fewbit": 2},
-    "adaptive 3-bit avg": {"adaptive": 3.0, "fewbit": 3},
+    "mixed 2-bit avg": {"average": 2.0},
+    "adaptive 2-bit avg": {"adaptive": 2.0},
+    "adaptive 3-bit avg": {"adaptive": 3.0},
 }
 DIGITS_SETTINGS = ("fp32", "2-bit", "4-bit", "mixed 2-bit avg")
 ALLOWED = (1, 2, 3, 4, 8)
@@ -50,9 +49,10 @@ def quantizer_for(setting, seed, model=None, refresh_every=100, probes=2):
 
 
 def fewbit_bits(setting):
-    """Width of the few-bit activation codes of a compressed setting."""
+    """Width of the few-bit activation codes of a compressed setting: its width, or the
+    whole bits of its average."""
     s = SETTINGS[setting]
-    return s.get("bits", s.get("fewbit"))
+    return s["bits"] if "bits" in s else int(s.get("average") or s["adaptive"])
 
 
 def setup_threads(threads):

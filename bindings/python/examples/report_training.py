@@ -6,7 +6,8 @@ docs/python.md and the plots beside them.
 Files read (those present): digits.json, chargpt.json and its ablations
 (chargpt-loss-compressed.json, chargpt-softmax-fp32.json, chargpt-gelu4.json), chargpt-ddp.json,
 chargpt-budget*.json, and timing/chargpt.json (a short run of every setting alone on the
-machine, for the time per step; without it the time columns come from the training runs).
+machine, for the char GPT's time and step peak per step; without it both come from the
+training runs).
 """
 import argparse
 import json
@@ -40,6 +41,16 @@ def code_width(runs):
         return "32"
     total = np.sum([r["elements_per_width"] for r in runs], axis=0)
     return "%.2f" % (sum(b * n for b, n in enumerate(total)) / total.sum())
+
+
+def mib(nbytes):
+    return "%.2f" % (nbytes / MiB) if nbytes else "-"
+
+
+def same_seeds(single, setting, runs):
+    """The single-process runs of `setting` with the seeds of `runs`."""
+    seeds = {r["seed"] for r in runs}
+    return [r for r in single["runs"].get(setting, []) if r["seed"] in seeds]
 
 
 def median_of(runs, key):
@@ -80,16 +91,19 @@ def table(results, timing):
         # the fp32 reference of a task is its own fp32 run, else the plain char GPT's
         ref = d if "fp32" in d["runs"] else results["char GPT"]
         base = ref["runs"]["fp32"][0]["saved_bytes_per_step"]
-        base_peak = median_of(ref["runs"]["fp32"], "step_peak_bytes")
+        # The char GPT's fp32 peak and times from the timing run where there is one
+        # (for the GPT's own settings their peaks too)
+        fp32 = (timing if timing and ref is results.get("char GPT") else ref)["runs"]["fp32"]
+        base_peak = median_of(fp32, "step_peak_bytes")
         tim = timing if name == "char GPT" else None
         fp32_ms = median_of((tim or ref)["runs"]["fp32"], "ms_per_step")
         for setting, runs in d["runs"].items():
             held = runs[0]["saved_bytes_per_step"]
-            peak = median_of(runs, "step_peak_bytes")
+            peak = median_of(tim["runs"].get(setting, runs) if tim else runs,
+                             "step_peak_bytes")
             cells = [name, setting, str(len(runs)), metric(runs), format(held, ","),
                      "%.1fx" % (base / held), "%.2f" % (32 * held / base), code_width(runs),
-                     "%.2f" % (peak / MiB) if peak else "-",
-                     "%.2fx" % (base_peak / peak) if peak and base_peak else "-"]
+                     mib(peak), "%.2fx" % (base_peak / peak) if peak and base_peak else "-"]
             # Times only where fp32 ran in the same conditions: the task's own runs, or
             # the char GPT's timing file (the ablations ran beside other jobs).
             timed = "fp32" in d["runs"] or tim is not None
@@ -117,17 +131,14 @@ def delta_table(results):
 
 def ddp_table(ddp, single):
     out = ["| setting | processes | val loss | single process, same seeds | bytes held per "
-           "step, per rank | step peak per rank (MiB) | ms per step |",
-           "|---|---:|---|---|---:|---:|---:|"]
+           "step, per rank |",
+           "|---|---:|---|---|---:|"]
     for setting, runs in ddp["runs"].items():
-        seeds = {r["seed"] for r in runs}
-        ref = [r for r in single["runs"].get(setting, []) if r["seed"] in seeds]
-        peak = median_of(runs, "step_peak_bytes")
-        out.append("| %s | %d | %s | %s | %s | %s | %.1f |" % (
+        ref = same_seeds(single, setting, runs)
+        out.append("| %s | %d | %s | %s | %s |" % (
             setting, runs[0]["world_size"], spread([r["val_loss"] for r in runs], "%.3f"),
             spread([r["val_loss"] for r in ref], "%.3f") if ref else "-",
-            format(runs[0]["saved_bytes_per_step"], ","),
-            "%.2f" % (peak / MiB) if peak else "-", median_of(runs, "ms_per_step")))
+            format(runs[0]["saved_bytes_per_step"], ",")))
     return "\n".join(out)
 
 
@@ -137,11 +148,11 @@ def budget_table(budgets):
            "|---|---|---:|---:|---:|---:|---:|"]
     for b in budgets:
         model = "char GPT, %d layers, %.0f MiB" % (b["config"]["layers"],
-                                                  b["budget_bytes"] / (1 << 20))
+                                                  b["budget_bytes"] / MiB)
         for setting, r in b["settings"].items():
-            out.append("| %s | %s | %d | %.2fx | %.2f | %s | %.0f%% |" % (
+            out.append("| %s | %s | %d | %.2fx | %s | %s | %.0f%% |" % (
                 model, setting, r["largest_batch"], r["vs_fp32"] or 0,
-                r["step_peak_bytes"] / MiB, format(r["saved_bytes_per_step"], ","),
+                mib(r["step_peak_bytes"]), format(r["saved_bytes_per_step"], ","),
                 100 * r["saved_bytes_per_step"] / r["step_peak_bytes"]))
     return "\n".join(out)
 
@@ -192,10 +203,13 @@ def save(fig, path):
     print("wrote", path)
 
 
-def bars(bx, d, name):
+def bars(bx, d, name, peaks=None):
+    """Held bytes and step peaks per setting; the peaks from `peaks` (the timing run)
+    where it has the setting."""
     names = list(d["runs"])
     held = [d["runs"][s][0]["saved_bytes_per_step"] / 1024 for s in names]
-    peak = [(median_of(d["runs"][s], "step_peak_bytes") or 0) / 1024 for s in names]
+    src = lambda s: (peaks or d)["runs"].get(s, d["runs"][s])
+    peak = [(median_of(src(s), "step_peak_bytes") or 0) / 1024 for s in names]
     x = np.arange(len(names))
     b1 = bx.bar(x - 0.2, held, 0.4, color="gray", label="held for backward (hooks' count)")
     b2 = bx.bar(x + 0.2, peak, 0.4, color="tab:blue", label="step peak (allocator)")
@@ -207,13 +221,13 @@ def bars(bx, d, name):
     bx.legend(fontsize=7)
 
 
-def plot_chargpt(d, path):
+def plot_chargpt(d, path, timing=None):
     plt = _plt()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
     for setting, runs in d["runs"].items():
         val_band(ax, runs, "%s (%d seeds)" % (setting, len(runs)))
     val_axes(ax, "char GPT: validation loss (mean; band: min-max over seeds)", 10)
-    bars(bx, d, "char GPT")
+    bars(bx, d, "char GPT", timing)
     save(fig, path)
 
 
@@ -222,8 +236,7 @@ def plot_ddp(ddp, single, path):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for setting, runs in ddp["runs"].items():
-        seeds = {r["seed"] for r in runs}
-        ref = [r for r in single["runs"].get(setting, []) if r["seed"] in seeds]
+        ref = same_seeds(single, setting, runs)
         line = val_band(ax, ref, "%s, 1 process" % setting) if ref else None
         val_band(ax, runs, "%s, DDP %d processes" % (setting, runs[0]["world_size"]), "x--",
                  **({"color": line.get_color()} if line else {}))
@@ -270,7 +283,7 @@ def main():
         if "digits CNN" in results:
             plot_digits(results["digits CNN"], os.path.join(a.dir, "digits.png"))
         if "char GPT" in results:
-            plot_chargpt(results["char GPT"], os.path.join(a.dir, "chargpt.png"))
+            plot_chargpt(results["char GPT"], os.path.join(a.dir, "chargpt.png"), timing)
             if ddp:
                 plot_ddp(ddp, results["char GPT"], os.path.join(a.dir, "chargpt-ddp.png"))
 

@@ -139,8 +139,8 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
     cuda.start()  # the windows are on the device already; the model and optimizer are not
     torch.manual_seed(a.seed)  # the same initial weights in every setting
     compressed = setting != "fp32"
-    codes = a.gelu_bits or common.fewbit_bits(setting)
-    gelu = (lambda: at.nn.GELU(codes)) if compressed else nn.GELU
+    gelu = ((lambda: at.nn.GELU(a.gelu_bits or common.fewbit_bits(setting))) if compressed
+            else nn.GELU)
     model = CharGPT(vocab, a.block, a.d, a.heads, a.layers, gelu).to(a.device)
     net = model
     if world > 1:
@@ -149,9 +149,12 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
     q = common.quantizer_for(setting, rank_seed(a.seed, rank), model, a.refresh_every,
                              a.probes)
     adaptive = isinstance(q, at.AutoPrecision)
+    # ActNN's per-sample widths weight each position by its gradient norm at the last
+    # visit; no other setting pays for keeping it.
+    per_sample = q is not None and q.average_bits is not None
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
-    grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64)
+    grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64) if per_sample else None
     meter = at.SavedTensorMeter()
     steps = stepmeter.StepMeter(a.device)
     if a.softmax_fp32:
@@ -190,17 +193,18 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
             with steps.step(step):
                 meter.reset()
                 cuda.before_forward()
-                if compressed and not adaptive:
+                if per_sample:
                     q.row_weight = grad_norm2[idx]
                 logits, loss = forward(x, y)
                 cuda.after_forward()
                 held.append(meter.activation_bytes)
                 parts.append((meter.plain_bytes, meter.compressed_bytes,
                               meter.compressed_original_bytes))
-                with torch.no_grad():  # per position ||d CE / d logits||^2, for the next visit
-                    g = logits.detach().softmax(-1)
-                    g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
-                    grad_norm2[idx] = (g * g).sum(-1).double().cpu()
+                if per_sample:
+                    with torch.no_grad():  # per position ||d CE / d logits||^2, next visit
+                        g = logits.detach().softmax(-1)
+                        g.scatter_add_(-1, y[..., None], -torch.ones_like(g[..., :1]))
+                        grad_norm2[idx] = (g * g).sum(-1).double().cpu()
                 opt.zero_grad()
                 loss.backward()
                 opt.step()

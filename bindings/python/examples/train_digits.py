@@ -70,8 +70,10 @@ def train(setting, data, seed, epochs, batch, device="cpu"):
     model, q = make_model(setting, seed)
     model.to(device)
     # ActNN's per-sample gradient-norm factor for mixed widths: ||dL/dlogits||^2 of each
-    # training sample at its previous visit (1 before the first).
-    grad_norm2 = torch.ones(len(xtr), dtype=torch.float64)
+    # training sample at its previous visit (1 before the first); no other setting pays
+    # for keeping it.
+    per_sample = q is not None and q.average_bits is not None
+    grad_norm2 = torch.ones(len(xtr), dtype=torch.float64) if per_sample else None
     opt = torch.optim.Adam(model.parameters(), lr=2e-3)
     order = torch.Generator().manual_seed(seed)  # the same batches in every setting
     meter = at.SavedTensorMeter()
@@ -85,7 +87,7 @@ def train(setting, data, seed, epochs, batch, device="cpu"):
                     idx = perm[i:i + batch]  # CPU, as grad_norm2
                     idx_d = idx.to(device)
                     meter.reset()
-                    if q is not None:
+                    if per_sample:
                         q.row_weight = grad_norm2[idx]
                     cuda.before_forward()
                     with meter.counting():
@@ -93,10 +95,11 @@ def train(setting, data, seed, epochs, batch, device="cpu"):
                         loss = F.cross_entropy(logits, ytr[idx_d])
                     cuda.after_forward()
                     held.append(meter.activation_bytes)
-                    with torch.no_grad():  # d(mean CE)/dlogits, up to the 1/batch factor
-                        g = logits.softmax(1)
-                        g[torch.arange(len(idx), device=g.device), ytr[idx_d]] -= 1
-                        grad_norm2[idx] = (g * g).sum(1).double().cpu()
+                    if per_sample:
+                        with torch.no_grad():  # d(mean CE)/dlogits, up to the 1/batch factor
+                            g = logits.softmax(1)
+                            g[torch.arange(len(idx), device=g.device), ytr[idx_d]] -= 1
+                            grad_norm2[idx] = (g * g).sum(1).double().cpu()
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
