@@ -78,6 +78,38 @@ Test(special, constant_group_not_representable_in_meta_dtype) {
   cr_assert((double)r.mn[0] + 15.0 * r.sc[0] >= 0.1f);
 }
 
+/* Scales decided by the last bit. A range of the form L * s for a float s needs exactly s
+ * (and the scan that finds it must not step past it); the range of {-2^-100, L} is
+ * L + 2^-100, whose double difference rounds to L, so only the rounding error of that
+ * difference tells that s = 1 would leave the maximum uncovered: s must be the next float
+ * above 1. */
+Test(special, scale_is_the_least_that_covers_the_exact_range) {
+  int be, rnd;
+  uint32_t bits;
+  size_t i;
+  for (be = 0; be < TEST_CPU_BACKENDS; be++)
+    for (rnd = 0; rnd < 2; rnd++)
+      for (bits = 1; bits <= 8; bits++) {
+        const float L = (float)((1u << bits) - 1u);
+        float x[2 * G];
+        one_call r;
+        for (i = 0; i < G; i++) { /* group 0: range exactly L * 0.375 */
+          x[i] = (float)i / (float)(G - 1) * L * 0.375f;
+          x[G + i] = (float)i / (float)(G - 1) * L; /* group 1: from -2^-100 to L */
+        }
+        x[0] = 0.0f;
+        x[G - 1] = L * 0.375f;
+        x[G] = -0x1p-100f;
+        x[2 * G - 1] = L;
+        r = run(test_cpu_backends[be], x, 2, bits, ACTQ_F32, (actq_rounding)rnd);
+        cr_assert_eq(r.st, ACTQ_OK);
+        cr_assert_eq(r.mn[0], 0.0f, "bits %u", bits);
+        cr_assert_eq(r.sc[0], 0.375f, "bits %u: scale %a", bits, r.sc[0]);
+        cr_assert_eq(r.mn[1], -0x1p-100f, "bits %u", bits);
+        cr_assert_eq(r.sc[1], nextafterf(1.0f, 2.0f), "bits %u: scale %a", bits, r.sc[1]);
+      }
+}
+
 Test(special, flt_max_groups_are_finite_and_monotone) {
   float x[G] = {-FLT_MAX, FLT_MAX, 0.0f, 1.0f, -1.0f, FLT_MAX / 2, -FLT_MAX / 3, 1e38f};
   int be, rnd;

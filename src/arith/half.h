@@ -102,6 +102,11 @@ ACTQ_HD float actq_f32_round_down(double d) {
 
 ACTQ_HD float actq_f32_round_up(double d) {
   float f = (float)d;
+  /* d > 0 (every scale): f is +0, positive or +Inf, and one step up is the next bit
+   * pattern (+0 -> the least subnormal, FLT_MAX -> +Inf; +Inf is never below d). Written
+   * as an addition of the comparison, without a branch: whether RN(d) fell below d is a
+   * coin toss that a branch predictor cannot learn. */
+  if (d > 0.0) return actq_f32_from_bits(actq_f32_bits(f) + (uint32_t)((double)f < d));
   if ((double)f < d) f = actq_f32_step(f, +1);
   return f;
 }

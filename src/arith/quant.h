@@ -72,6 +72,17 @@ ACTQ_HD void actq_minmax_step(float v, float *lo, float *hi, int *finite, int *s
   }
 }
 
+/* Whether L*s (exact in double: 24 by 8 bits) falls short of the range d = hi + lo, i.e.
+ * L*s < hi, or L*s == hi with lo > 0; false once s is Inf. The comparisons are combined
+ * without short-circuit branches: the first step-up guess is right nearly always, but
+ * which comparison decides varies from group to group (L*s == hi exactly is common where
+ * d/L is a short binary fraction), and a mispredicted branch here costs more than the
+ * whole computation. */
+ACTQ_HD int actq_meta_scale_short(float s, double L, double hi, double lo) {
+  const double ls = L * (double)s;
+  return actq_f32_is_finite(s) & ((ls < hi) | ((ls == hi) & (lo > 0.0)));
+}
+
 /* mn, mx: the group's minimum and maximum; `finite`: 0 if the group held a NaN or Inf
  * (mn and mx are then ignored). Guarantees m <= x <= m + L*s exactly on the stored values,
  * with m the largest and s the smallest meta-dtype values that allow it. */
@@ -100,8 +111,7 @@ ACTQ_HD void actq_group_meta_compute(float mn, float mx, int finite, uint32_t bi
     lo = ((double)mx - av) + (-(double)m - bv);
     s = actq_meta_round(hi / L, meta_dtype, +1);
     /* hi / L was rounded once in double: step up until L*s (exact in double) covers d */
-    while (actq_f32_is_finite(s) && (L * (double)s < hi || (L * (double)s == hi && lo > 0.0)))
-      s = actq_meta_step_up(s, meta_dtype);
+    while (actq_meta_scale_short(s, L, hi, lo)) s = actq_meta_step_up(s, meta_dtype);
     if (!actq_f32_is_finite(s)) {
       actq_group_meta_nonfinite(g, bits);
       return;
