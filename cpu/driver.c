@@ -50,20 +50,38 @@ static size_t groups_per_chunk(const actq_grid *gr) {
   return per ? per : 1;
 }
 
+/* The grid the kernels walk. Rows of one width made of whole groups are, byte for byte,
+ * one row of rows * cols elements: the same flat element indices (hence noise), group
+ * indices (metadata entries) and packed stream (cols is a multiple of the group size,
+ * hence of 8, so every row fills whole bytes and the next starts where it ends). As one
+ * row, short rows (a group or two each, as in a layer's activations of 64 features) pay
+ * the kernels' per-row setup once per thread instead of once per group. */
+static actq_grid walk_grid(const actq_grid *gr) {
+  actq_grid g = *gr;
+  if (!gr->row_bits && gr->rows > 1 && gr->cols % gr->group_size == 0) {
+    g.cols = gr->rows * gr->cols;
+    g.groups_per_row = gr->rows * gr->groups_per_row;
+    g.rows = 1;
+  }
+  return g;
+}
+
 static actq_status cpu_quantize(actq_context *ctx, const actq_quant_job *job) {
   actq_cpu_state *st = actq_cpu(ctx);
-  group_range_task t = {.k = st->kernels, .qjob = job};
-  const actq_grid *gr = &job->grid;
-  size_t nonfinite = actq_cpu_parallel(st, gr->rows * gr->groups_per_row,
-                                       groups_per_chunk(gr), run_group_range, &t);
+  actq_quant_job walk = *job;
+  group_range_task t = {.k = st->kernels, .qjob = &walk};
+  walk.grid = walk_grid(&job->grid);
+  size_t nonfinite = actq_cpu_parallel(st, walk.grid.rows * walk.grid.groups_per_row,
+                                       groups_per_chunk(&walk.grid), run_group_range, &t);
   return nonfinite ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
 
 static actq_status cpu_dequantize(actq_context *ctx, const actq_dequant_job *job) {
   actq_cpu_state *st = actq_cpu(ctx);
-  group_range_task t = {.k = st->kernels, .djob = job};
-  const actq_grid *gr = &job->grid;
-  actq_cpu_parallel(st, gr->rows * gr->groups_per_row, groups_per_chunk(gr),
+  actq_dequant_job walk = *job;
+  group_range_task t = {.k = st->kernels, .djob = &walk};
+  walk.grid = walk_grid(&job->grid);
+  actq_cpu_parallel(st, walk.grid.rows * walk.grid.groups_per_row, groups_per_chunk(&walk.grid),
                     run_group_range, &t);
   return ACTQ_OK;
 }
