@@ -2,9 +2,10 @@
  *
  * For each group of the range: pass 1 (min, max, nonfinite check), the metadata from
  * src/arith/quant.h, stored; a nonfinite group gets codes 0; otherwise pass 2 in chunks of
- * ACTQ_QUANTIZE_CHUNK elements: the chunk's Philox blocks into a buffer that stays in L1,
- * the whole units (8 elements) through the ISA's code, a row's last partial unit through
- * the reference's scalar functions, so tails are the reference's by construction.
+ * ACTQ_QUANTIZE_CHUNK elements: the chunk's Philox blocks from a buffer that stays in L1
+ * (filled for several small groups at once), the whole units (8 elements) through the
+ * ISA's code, a row's last partial unit through the reference's scalar functions, so
+ * tails are the reference's by construction.
  *
  * An ISA supplies the three passes as hooks: constant pointers to static inline
  * functions, which the compiler inlines into each of the six dtype x rounding kernels that
@@ -20,7 +21,7 @@
 #include "cpu/prefetch.h"
 #include "src/job.h"
 
-#define ACTQ_QUANTIZE_CHUNK 1024 /* elements per noise batch */
+#define ACTQ_QUANTIZE_CHUNK 1024 /* the most elements of one pass-2 step */
 
 #define ACTQ_INLINE static inline __attribute__((always_inline))
 
@@ -60,18 +61,30 @@ ACTQ_INLINE void actq_quantize_partial_unit(const void *x, actq_dtype dt, int st
   actq_pack_unit(codes, k, bits, out);
 }
 
+/* The most Philox blocks one noise batch holds: every ACTQ_QUANTIZE_CHUNK consecutive
+ * elements, wherever they start. */
+#define ACTQ_QUANTIZE_NOISE_BLOCKS (ACTQ_QUANTIZE_CHUNK / 8 + 1)
+
 /* Groups [g0, g1) of row r, whose packed bytes start at row_packed; returns how many of
- * them were nonfinite. */
+ * them were nonfinite.
+ *
+ * The noise comes in batches of up to ACTQ_QUANTIZE_NOISE_BLOCKS blocks from the first
+ * block a chunk needs, cut at the range's end: groups smaller than a batch share one
+ * generator call (its setup is a good part of a call for 8 blocks) instead of one each. */
 ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r, size_t g0,
                                              size_t g1, uint8_t *row_packed, actq_dtype dt,
                                              int stochastic, const actq_quantize_hooks *h) {
   const actq_grid *gr = &job->grid;
   const uint32_t bits = actq_grid_row_bits(gr, r);
   const size_t base = r * gr->cols; /* flat index of the row's first element */
-  uint16_t nbuf[ACTQ_QUANTIZE_CHUNK + 8 + ACTQ_QUANTIZE_NOISE_SLACK] __attribute__((aligned(64)));
+  uint16_t nbuf[8 * ACTQ_QUANTIZE_NOISE_BLOCKS + ACTQ_QUANTIZE_NOISE_SLACK] __attribute__((aligned(64)));
   /* one past the range's last packed byte: stores never go beyond it, so threads working
    * on neighbouring ranges never touch each other's bytes */
   uint8_t *range_end = row_packed + actq_stream_bytes(actq_grid_group_end(gr, g1 - 1), bits);
+  /* nbuf holds the noise of blocks [nb0, nb1); the range's elements end before block
+   * last_block + 1 */
+  const uint64_t last_block = (uint64_t)(base + actq_grid_group_end(gr, g1 - 1) - 1) >> 3;
+  uint64_t nb0 = 0, nb1 = 0;
   size_t nonfinite = 0, gi, c;
 
   for (gi = g0; gi < g1; gi++) {
@@ -102,11 +115,16 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
       const size_t n = c1 - c < ACTQ_QUANTIZE_CHUNK ? c1 - c : ACTQ_QUANTIZE_CHUNK;
       const size_t e0 = base + c, full = n / 8;
       uint8_t *out = gout + ((c - c0) / 8) * bits;
-      size_t k = 0; /* element e0 is nbuf[k]: e0 need not start a Philox block */
+      size_t k = 0; /* element e0 is nbuf[k] */
       if (stochastic) {
         const uint64_t b0 = (uint64_t)e0 >> 3, b1 = (uint64_t)(e0 + n - 1) >> 3;
-        h->noise(job->seed, job->offset, b0, (size_t)(b1 - b0 + 1), nbuf);
-        k = e0 & 7;
+        if (b0 < nb0 || b1 >= nb1) {
+          nb0 = b0;
+          nb1 = last_block - b0 < ACTQ_QUANTIZE_NOISE_BLOCKS ? last_block + 1
+                                                            : b0 + ACTQ_QUANTIZE_NOISE_BLOCKS;
+          h->noise(job->seed, job->offset, nb0, (size_t)(nb1 - nb0), nbuf);
+        }
+        k = (size_t)(e0 - 8 * nb0);
       }
       if (full) h->units(job->x, dt, stochastic, e0, full, &g, nbuf + k, bits, out, range_end);
       if (n % 8)
