@@ -6,7 +6,7 @@
 //   cpu   - ACTQ_BACKEND_CPU (the ISA path it reports is printed in the context line),
 //   ref   - ACTQ_BACKEND_CPU_REFERENCE (single-threaded by design; run with t1 only).
 // quantize: stochastic rounding (quantize_nearest: round to nearest), groups of 256, f32
-// metadata; the dtype is the input's.
+// metadata, one row; the dtype is the input's.
 // dequantize: the same layout; the dtype is the output's. pack/unpack: one row of n codes.
 // Counters: items_per_second (elements), bytes_per_second (the bytes the kernel must move).
 // bench/report.py turns the JSON output into the table (% of proxy, x reference).
@@ -19,7 +19,9 @@
 // Environment: ACTQ_BENCH_SIZES="262144,67108864" (elements) overrides the sizes,
 // ACTQ_BENCH_KERNELS="quantize,pack" the kernels, ACTQ_BENCH_REF=0 skips the reference,
 // ACTQ_BENCH_WIDTHS="2,4" the widths (default 1..8), ACTQ_BENCH_DTYPES="0,2" the dtypes as
-// actq_dtype values (default f32, bf16, f16).
+// actq_dtype values (default f32, bf16, f16), ACTQ_BENCH_GROUP=64 the group size of quantize
+// and dequantize, ACTQ_BENCH_COLS=64 their row length (rows = n / cols; n must be a multiple,
+// default one row of n): both go into the context of the JSON output, the names stay.
 #include <actq.h>
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
@@ -40,7 +42,15 @@
 
 namespace {
 
-constexpr uint32_t kGroup = 256;
+uint32_t g_group = 256;  // ACTQ_BENCH_GROUP
+size_t g_cols = 0;       // ACTQ_BENCH_COLS; 0: one row of n elements
+
+size_t cols_for(size_t n) { return g_cols ? g_cols : n; }
+// groups of n elements in rows of cols_for(n)
+size_t groups_for(size_t n) {
+  const size_t cols = cols_for(n);
+  return n / cols * ((cols + g_group - 1) / g_group);
+}
 
 actq_context *g_cpu = nullptr, *g_ref = nullptr;
 
@@ -91,7 +101,7 @@ Data &data_for(size_t n) {
   }
   d.codes.resize(n);
   for (size_t i = 0; i < n; ++i) d.codes[i] = (uint8_t)rng();
-  size_t groups = (n + kGroup - 1) / kGroup;
+  size_t groups = groups_for(n);
   d.gmin.resize(groups);
   d.gscale.resize(groups);
   d.out.resize(n * 4 + 64);
@@ -101,9 +111,9 @@ Data &data_for(size_t n) {
 
 actq_layout layout_for(size_t n, uint32_t bits) {
   actq_layout l{};
-  l.rows = 1;
-  l.cols = n;
-  l.group_size = kGroup;
+  l.rows = n / cols_for(n);
+  l.cols = cols_for(n);
+  l.group_size = g_group;
   l.bits = bits;
   l.row_bits = nullptr;
   l.meta_dtype = ACTQ_F32;
@@ -156,8 +166,12 @@ size_t packed_bytes(size_t n, uint32_t bits) { return (n / 8) * bits + ((n % 8) 
 void run_case(benchmark::State &st, Case c) {
   Data &d = data_for(c.n);
   const size_t esize = c.dtype == ACTQ_F32 ? 4 : 2;
-  const size_t groups = (c.n + kGroup - 1) / kGroup, meta = 2 * groups * 4;
-  const size_t pb = packed_bytes(c.n, c.bits);
+  const size_t groups = groups_for(c.n), meta = 2 * groups * 4;
+  size_t pb = packed_bytes(c.n, c.bits);  // one row; the layout's rows for (de)quantize
+  if (c.kernel == kQuantize || c.kernel == kQuantizeNearest || c.kernel == kDequantize) {
+    const actq_layout l = layout_for(c.n, c.bits);
+    actq_layout_sizes(&l, &pb, nullptr);
+  }
   const void *x = c.dtype == ACTQ_F32    ? (const void *)d.x_f32.data()
                   : c.dtype == ACTQ_BF16 ? (const void *)d.x_bf16.data()
                                          : (const void *)d.x_f16.data();
@@ -291,6 +305,10 @@ int main(int argc, char **argv) {
   const int all = (int)std::thread::hardware_concurrency();
   benchmark::AddCustomContext("actq_cpu", actq_context_describe(g_cpu));
   benchmark::AddCustomContext("actq_version", std::to_string(actq_version()));
+  if (const char *v = std::getenv("ACTQ_BENCH_GROUP")) g_group = (uint32_t)std::strtoul(v, nullptr, 10);
+  if (const char *v = std::getenv("ACTQ_BENCH_COLS")) g_cols = std::strtoull(v, nullptr, 10);
+  benchmark::AddCustomContext("group_size", std::to_string(g_group));
+  benchmark::AddCustomContext("cols", g_cols ? std::to_string(g_cols) : "n");
   // 1 MiB f32 (L2-resident) .. 256 MiB f32
   std::vector<size_t> sizes =
       env_list("ACTQ_BENCH_SIZES", {1u << 18, 1u << 20, 1u << 23, 1u << 26});

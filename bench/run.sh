@@ -2,7 +2,8 @@
 # run.sh - builds and installs libactq, builds the benchmarks against the installed copy,
 # runs them and prints the table (kernel, width, threads, G elem/s, % of proxy, x reference,
 # x peer). Usage: bench/run.sh [OUT_DIR]   (default build-bench/out)
-# Environment: ACTQ_BENCH_SIZES / ACTQ_BENCH_KERNELS / ACTQ_BENCH_REF (see bench_cpu.cpp),
+# Environment: ACTQ_BENCH_SIZES / ACTQ_BENCH_KERNELS / ACTQ_BENCH_REF / ACTQ_BENCH_GROUP /
+# ACTQ_BENCH_COLS (see bench_cpu.cpp),
 # ACTQ_BENCH_REPS (repetitions, default 3), ACTQ_BENCH_PEERS=path/to/peers.json (optional,
 # from bench/peers.py, adds the x peer column).
 set -euo pipefail
