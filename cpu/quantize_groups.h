@@ -61,23 +61,26 @@ ACTQ_INLINE void actq_quantize_partial_unit(const void *x, actq_dtype dt, int st
   actq_pack_unit(codes, k, bits, out);
 }
 
-/* The most Philox blocks one noise batch holds: every ACTQ_QUANTIZE_CHUNK consecutive
- * elements, wherever they start. */
-#define ACTQ_QUANTIZE_NOISE_BLOCKS (ACTQ_QUANTIZE_CHUNK / 8 + 1)
+/* Philox blocks of one noise batch: those of ACTQ_QUANTIZE_CHUNK aligned elements, so that
+ * the chunks of a large group and the batches of small ones meet without overlap; one more
+ * for a chunk that starts inside a block. */
+#define ACTQ_QUANTIZE_NOISE_BLOCKS (ACTQ_QUANTIZE_CHUNK / 8)
 
 /* Groups [g0, g1) of row r, whose packed bytes start at row_packed; returns how many of
  * them were nonfinite.
  *
- * The noise comes in batches of up to ACTQ_QUANTIZE_NOISE_BLOCKS blocks from the first
- * block a chunk needs, cut at the range's end: groups smaller than a batch share one
- * generator call (its setup is a good part of a call for 8 blocks) instead of one each. */
+ * The noise comes in batches of ACTQ_QUANTIZE_NOISE_BLOCKS blocks from the first block a
+ * chunk needs (one more if the chunk needs it), cut at the range's end: groups smaller
+ * than a batch share one generator call (its setup is a good part of a call for 8
+ * blocks) instead of one each. */
 ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r, size_t g0,
                                              size_t g1, uint8_t *row_packed, actq_dtype dt,
                                              int stochastic, const actq_quantize_hooks *h) {
   const actq_grid *gr = &job->grid;
   const uint32_t bits = actq_grid_row_bits(gr, r);
   const size_t base = r * gr->cols; /* flat index of the row's first element */
-  uint16_t nbuf[8 * ACTQ_QUANTIZE_NOISE_BLOCKS + ACTQ_QUANTIZE_NOISE_SLACK] __attribute__((aligned(64)));
+  uint16_t nbuf[8 * (ACTQ_QUANTIZE_NOISE_BLOCKS + 1) + ACTQ_QUANTIZE_NOISE_SLACK]
+      __attribute__((aligned(64)));
   /* one past the range's last packed byte: stores never go beyond it, so threads working
    * on neighbouring ranges never touch each other's bytes */
   uint8_t *range_end = row_packed + actq_stream_bytes(actq_grid_group_end(gr, g1 - 1), bits);
@@ -122,6 +125,7 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
           nb0 = b0;
           nb1 = last_block - b0 < ACTQ_QUANTIZE_NOISE_BLOCKS ? last_block + 1
                                                             : b0 + ACTQ_QUANTIZE_NOISE_BLOCKS;
+          if (nb1 <= b1) nb1 = b1 + 1; /* a chunk that starts inside a block */
           h->noise(job->seed, job->offset, nb0, (size_t)(nb1 - nb0), nbuf);
         }
         k = (size_t)(e0 - 8 * nb0);

@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "actq.h"
+#include "support/bytes_compare.h"
 #include "support/data_gen.h"
+#include "support/tensor.h"
 
 typedef struct outputs {
   actq_status st;
@@ -40,7 +42,7 @@ static outputs run(actq_context *ctx, const actq_layout *l, actq_dtype x_dtype, 
   outputs o;
   size_t groups;
   cr_assert_eq(actq_layout_sizes(l, &o.packed_bytes, &groups), ACTQ_OK);
-  o.meta_bytes = groups * (l->meta_dtype == ACTQ_F32 ? 4 : 2);
+  o.meta_bytes = groups * test_dtype_size(l->meta_dtype);
   o.y_bytes = l->rows * l->cols * 4;
   o.packed = malloc(o.packed_bytes + 1);
   o.gmin = malloc(o.meta_bytes);
@@ -58,11 +60,16 @@ static outputs run(actq_context *ctx, const actq_layout *l, actq_dtype x_dtype, 
 }
 
 static void check_same(const outputs *a, const outputs *b, const char *what) {
+  char msg[256];
   cr_assert_eq(a->st, b->st, "%s: status %d vs %d", what, (int)a->st, (int)b->st);
-  cr_assert_eq(memcmp(a->packed, b->packed, a->packed_bytes + 1), 0, "%s: packed bytes", what);
-  cr_assert_eq(memcmp(a->gmin, b->gmin, a->meta_bytes), 0, "%s: group minima", what);
-  cr_assert_eq(memcmp(a->gscale, b->gscale, a->meta_bytes), 0, "%s: group scales", what);
-  cr_assert_eq(memcmp(a->y, b->y, a->y_bytes), 0, "%s: dequantized values", what);
+  cr_assert(bytes_equal("packed", a->packed, b->packed, a->packed_bytes + 1, msg, sizeof msg),
+            "%s: %s", what, msg);
+  cr_assert(bytes_equal("minima", a->gmin, b->gmin, a->meta_bytes, msg, sizeof msg), "%s: %s",
+            what, msg);
+  cr_assert(bytes_equal("scales", a->gscale, b->gscale, a->meta_bytes, msg, sizeof msg),
+            "%s: %s", what, msg);
+  cr_assert(bytes_equal("dequantized", a->y, b->y, a->y_bytes, msg, sizeof msg), "%s: %s", what,
+            msg);
 }
 
 static void one_case(actq_context *ctx, test_rng *rng, size_t rows, size_t cols, uint32_t G,
@@ -80,8 +87,9 @@ static void one_case(actq_context *ctx, test_rng *rng, size_t rows, size_t cols,
   actq_layout per_row = {rows, cols, G, 0, rb, meta};
   outputs a = run(ctx, &uniform, x_dtype, x, rounding, seed, offset);
   outputs b = run(ctx, &per_row, x_dtype, x, rounding, seed, offset);
-  snprintf(what, sizeof what, "%s: %zux%zu G%u b%u x%d meta%d %s special%d",
-           actq_context_describe(ctx), rows, cols, G, bits, (int)x_dtype, (int)meta,
+  snprintf(what, sizeof what, "%s: %zux%zu G%u b%u x %s meta %s %s special%d",
+           actq_context_describe(ctx), rows, cols, G, bits, test_dtype_name(x_dtype),
+           test_dtype_name(meta),
            rounding == ACTQ_ROUND_NEAREST ? "nearest" : "stochastic", special);
   check_same(&a, &b, what);
   outputs_free(&a);

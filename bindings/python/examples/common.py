@@ -48,6 +48,12 @@ def quantizer_for(setting, seed, model=None, refresh_every=100, probes=2):
     return at.Quantizer(s["bits"], seed=seed)
 
 
+def per_sample(q):
+    """Whether the quantizer takes ActNN's per-sample widths, weighted by each sample's
+    gradient norm at its last visit (q.row_weight), which only then is worth keeping."""
+    return q is not None and q.average_bits is not None
+
+
 def fewbit_bits(setting):
     """Width of the few-bit activation codes of a compressed setting: its width, or the
     whole bits of its average."""

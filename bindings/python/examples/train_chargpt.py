@@ -149,9 +149,7 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
     q = common.quantizer_for(setting, rank_seed(a.seed, rank), model, a.refresh_every,
                              a.probes)
     adaptive = isinstance(q, at.AutoPrecision)
-    # ActNN's per-sample widths weight each position by its gradient norm at the last
-    # visit; no other setting pays for keeping it.
-    per_sample = q is not None and q.average_bits is not None
+    per_sample = common.per_sample(q)  # ActNN's per-position gradient norms, kept only then
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     gen = torch.Generator().manual_seed(a.seed)  # the same batches in every setting
     grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64) if per_sample else None

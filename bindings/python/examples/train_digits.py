@@ -70,9 +70,8 @@ def train(setting, data, seed, epochs, batch, device="cpu"):
     model, q = make_model(setting, seed)
     model.to(device)
     # ActNN's per-sample gradient-norm factor for mixed widths: ||dL/dlogits||^2 of each
-    # training sample at its previous visit (1 before the first); no other setting pays
-    # for keeping it.
-    per_sample = q is not None and q.average_bits is not None
+    # training sample at its previous visit (1 before the first).
+    per_sample = common.per_sample(q)
     grad_norm2 = torch.ones(len(xtr), dtype=torch.float64) if per_sample else None
     opt = torch.optim.Adam(model.parameters(), lr=2e-3)
     order = torch.Generator().manual_seed(seed)  # the same batches in every setting
