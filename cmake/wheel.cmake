@@ -3,6 +3,8 @@
 #   actq/lib/libactq.so.0      the library, one file (a wheel cannot hold symlinks, so the
 #                              libactq.so.0.X.Y + links of a system install would be copies)
 #   actq/include/actq.h, fewbit.h   for C/C++ and JAX FFI extensions (actq.get_include())
+#   actq/lib/libactq_torch.so  the PyTorch C++ operators, where PyTorch >= 2.10 was found
+#                              (bindings/torch/CMakeLists.txt)
 #   actq/lib/actq-build.txt    how it was built: `python -m actq` reports it
 # The library links only the C runtime (CUDA's runtime is static), so it needs no RPATH;
 # the Python binding loads it by its full path.
@@ -22,6 +24,14 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
   "cuda ${ACTQ_WITH_CUDA}\n"
   "cuda_architectures ${ACTQ_WHEEL_CUDA_ARCHITECTURES}\n"
   "compiler ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION}\n"
-  "build_type ${CMAKE_BUILD_TYPE}\n")
+  "build_type ${CMAKE_BUILD_TYPE}\n"
+  "torch_ops ${ACTQ_TORCH_STATUS}\n")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
   DESTINATION actq/lib COMPONENT actq_wheel)
+
+# What the wheel builds (pyproject.toml's build.targets): the library, and the PyTorch
+# operators where they are configured.
+add_custom_target(actq_wheel ALL DEPENDS actq)
+if(TARGET actq_torch)
+  add_dependencies(actq_wheel actq_torch)
+endif()

@@ -6,7 +6,9 @@ on fake tensors, which is what lets torch.compile trace them (test_torch_compile
 Needs torch.library.custom_op (PyTorch >= 2.4); skipped, with the reason, before that,
 where the direct path serves every call (the rest of the suite tests it).
 """
+import contextlib
 import os
+import re
 
 import pytest
 import torch
@@ -34,6 +36,20 @@ def test_ops_exist_exactly_where_pytorch_has_custom_ops():
             assert hasattr(torch.ops.actq, name)
     else:
         assert library.REASON
+
+
+@contextlib.contextmanager
+def op_raises(cls, match):
+    """A direct torch.ops.actq call fails with cls and a message matching `match`: raised as
+    such by the Python operators, and by the C++ ones as a RuntimeError whose tag
+    library.translated() turns into exactly that (what the package's entry points raise)."""
+    with pytest.raises(Exception) as info:
+        yield
+    got = library.translated(info.value)
+    if not library.CPP_PATH:
+        assert got is info.value
+    assert isinstance(got, cls), "%r, want %s" % (got, cls.__name__)
+    assert re.search(match, str(got)), "%r does not match %r" % (str(got), match)
 
 
 def opcheck(op, args):
@@ -156,23 +172,22 @@ def test_fakes_reject_what_the_library_rejects():
 def test_ops_check_their_buffers_before_the_library_reads_them(fake):
     """Called directly, the ops get any tensors: each size the C call relies on is checked,
     by the real implementation and by the fake alike."""
-    import contextlib
     from torch._subclasses.fake_tensor import FakeTensorMode
     mode = FakeTensorMode() if fake else contextlib.nullcontext()
     with mode:
         x = torch.zeros(4, 64)
         off = torch.tensor(0)
-        with pytest.raises(ValueError, match="do not split into 3 rows"):
+        with op_raises(ValueError, "do not split into 3 rows"):
             torch.ops.actq.quantize(x, None, 3, 2, 64, "nearest", 0, off, "f32")
-        with pytest.raises(ValueError, match="row_bits must be 4 uint8"):
+        with op_raises(ValueError, "row_bits must be 4 uint8"):
             torch.ops.actq.quantize(x, torch.ones(3, dtype=torch.uint8), 4, 2, 64,
                                     "nearest", 0, off, "f32")
         packed, gmin, gscale = torch.ops.actq.quantize(x, None, 4, 2, 64, "nearest", 0, off,
                                                        "f32")
-        with pytest.raises(ValueError, match="needs packed of 64 elements"):
+        with op_raises(ValueError, "needs packed of 64 elements"):
             torch.ops.actq.dequantize(packed[:63], gmin, gscale, None, [4, 64], 4, 2, 64,
                                       torch.float32)
-        with pytest.raises(ValueError, match="needs group_scale of 4 elements"):
+        with op_raises(ValueError, "needs group_scale of 4 elements"):
             torch.ops.actq.dequantize(packed, gmin, gscale.half(), None, [4, 64], 4, 2, 64,
                                       torch.float32)
         y = torch.ops.actq.dequantize(packed, gmin, gscale, None, [4, 64], 4, 2, 64,

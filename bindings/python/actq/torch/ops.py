@@ -61,9 +61,12 @@ def quantize(x, bits=2, group_size=256, *, row_bits=None, rounding="stochastic",
     rb = _row_bits(row_bits, r)
     if _use_ops(ctx):
         off = offset if torch.is_tensor(offset) else torch.tensor(library.signed64(offset))
-        packed, gmin, gscale = torch.ops.actq.quantize(
-            x.detach(), rb, r, bits, group_size, _ROUNDING[rd], library.signed64(seed), off,
-            _DTYPE[md])
+        try:
+            packed, gmin, gscale = torch.ops.actq.quantize.default(
+                x.detach(), rb, r, bits, group_size, _ROUNDING[rd], library.signed64(seed),
+                off, _DTYPE[md])
+        except RuntimeError as e:
+            raise library.translated(e) from None
     else:
         packed, gmin, gscale = kernels.quantize(x, r, bits, group_size, rb, rd, seed,
                                                 int(offset), md, ctx)
@@ -81,9 +84,12 @@ def dequantize(q, dtype=None, ctx=None):
     else:
         yd = to_enum(DType, dtype)
     if _use_ops(ctx):
-        return torch.ops.actq.dequantize(q.packed, q.group_min, q.group_scale, q.row_bits,
-                                         list(q.shape), q.rows, q.bits, q.group_size,
-                                         ACTQ_TO_TORCH[yd])
+        try:
+            return torch.ops.actq.dequantize.default(
+                q.packed, q.group_min, q.group_scale, q.row_bits, list(q.shape), q.rows,
+                q.bits, q.group_size, ACTQ_TO_TORCH[yd])
+        except RuntimeError as e:
+            raise library.translated(e) from None
     return kernels.dequantize(q.packed, q.group_min, q.group_scale, q.row_bits, q.shape,
                               q.rows, q.bits, q.group_size, q.meta_dtype, yd, ctx)
 
@@ -118,7 +124,10 @@ def fewbit_encode(table, x, with_y=True, ctx=None):
     as library.table_spec gives them (what compiled code passes)."""
     if _use_ops(ctx):
         spec = table if isinstance(table, tuple) else library.table_spec(table)
-        codes, y = torch.ops.actq.fewbit_encode(x.detach(), *spec, with_y)
+        try:
+            codes, y = torch.ops.actq.fewbit_encode.default(x.detach(), *spec, with_y)
+        except RuntimeError as e:
+            raise library.translated(e) from None
         return codes, (y if with_y else None)
     return kernels.fewbit_encode(_struct(table), x, with_y, ctx)
 
@@ -127,7 +136,10 @@ def fewbit_backward(table, codes, grad_out, ctx=None):
     """fewbit_backward: grad_out * levels[code], in grad_out's dtype and shape."""
     if _use_ops(ctx):
         spec = table if isinstance(table, tuple) else library.table_spec(table)
-        return torch.ops.actq.fewbit_backward(codes, grad_out.detach(), *spec)
+        try:
+            return torch.ops.actq.fewbit_backward.default(codes, grad_out.detach(), *spec)
+        except RuntimeError as e:
+            raise library.translated(e) from None
     return kernels.fewbit_backward(_struct(table), codes, grad_out, ctx)
 
 

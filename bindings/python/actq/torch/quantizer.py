@@ -18,7 +18,9 @@ import itertools
 import torch
 
 from ..enums import DType, Rounding, to_enum, widths_mask
-from . import ops
+from ..quantized import Quantized
+from . import library, ops
+from .device import TORCH_DTYPES
 
 _seeds = itertools.count(0x5EED)
 
@@ -60,6 +62,9 @@ class Quantizer:
         self.offset = torch.zeros((), dtype=torch.int64)
         self._rounding = to_enum(Rounding, rounding)
         self._meta_dtype = to_enum(DType, meta_dtype)
+        # The op's spelling of the enums, resolved once: compress is on every saved
+        # tensor's path.
+        self._op_names = (self._rounding.name.lower(), self._meta_dtype.name.lower())
         self.row_weight = None  # per-sample gradient-norm factors of the coming forward
         # How many elements were stored at each width 0..8; a tensor for the reason of
         # `offset` (an int counter would be a constant of a compiled graph).
@@ -104,6 +109,8 @@ class Quantizer:
         return bits
 
     def compress(self, x, rows=None):
+        if self.average_bits is None and library.AVAILABLE:
+            return self._compress_op(x.detach(), rows)
         x = x.detach()
         r, c = ops.rows_cols(tuple(x.shape), rows)
         row_bits = None
@@ -119,6 +126,22 @@ class Quantizer:
                          meta_dtype=self._meta_dtype, rows=r)
         self.offset.add_(1)  # after the call: an op reads the offset when it runs
         return q
+
+    def _compress_op(self, x, rows):
+        """One operator call (actq::compress): quantize, advance the offset, count."""
+        if rows is None:
+            rows = x.shape[0] if x.dim() >= 2 else 1
+        bits, group_size = self.bits, self.group_size
+        rounding, meta = self._op_names
+        try:
+            packed, gmin, gscale = torch.ops.actq.compress.default(
+                x, self.offset, self.stored, rows, bits, group_size, rounding,
+                library.signed64(self.seed), meta)
+        except RuntimeError as e:
+            raise library.translated(e) from None
+        return Quantized(packed, gmin, gscale, None, rows, x.numel() // rows if rows else 0,
+                         group_size, bits, self._meta_dtype, tuple(x.shape),
+                         TORCH_DTYPES[x.dtype])
 
     def decompress(self, q):
         return ops.dequantize(q)
