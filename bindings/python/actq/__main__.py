@@ -52,6 +52,12 @@ def _torch_lines():
     except ImportError as e:
         return ["torch: not importable (%s)" % e]
     lines = ["torch: %s (%s)" % (torch.__version__, os.path.dirname(torch.__file__))]
+    try:
+        from actq.torch import library
+    except Exception as e:  # the package's PyTorch part must not hide the rest
+        lines.append("torch operators: actq.torch does not import (%s)" % e)
+    else:
+        lines.append("torch operators: %s" % library.IMPLEMENTATION)
     if not torch.cuda.is_available():
         lines.append("torch CUDA: no device" + (" (torch built with CUDA %s)" % torch.version.cuda
                                                 if torch.version.cuda else " (CPU-only torch)"))
@@ -75,6 +81,8 @@ def main():
     print("format version: %s" % _format_version())
     if facts:
         print("built: %s, %s" % (facts.get("compiler", "?"), facts.get("build_type", "?")))
+        if "torch_ops" in facts:
+            print("built with the PyTorch C++ operators: %s" % facts["torch_ops"])
     print("ACTQ_LIBRARY: %s" % os.environ.get("ACTQ_LIBRARY", "(unset)"))
     if os.environ.get("ACTQ_CPU_ISA"):
         print("ACTQ_CPU_ISA: %s (caps the CPU path)" % os.environ["ACTQ_CPU_ISA"])

@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import actq
 from conftest import REPO
 
@@ -55,3 +57,17 @@ def test_a_library_that_does_not_load_fails_with_the_reason(tmp_path):
     assert r.stdout == ""
     if sys.version_info >= (3, 10):  # sys.orig_argv: said plainly, not as a traceback
         assert r.stderr.startswith("python -m actq: libactq cannot be loaded: ACTQ_LIBRARY=")
+
+
+def test_names_the_torch_operators_in_use(tmp_path):
+    """Which implementation serves torch.ops.actq, and why not the C++ one."""
+    pytest.importorskip("torch")
+    from actq.torch import library
+    f = _fields(_run(tmp_path).stdout)
+    assert f["torch operators"] == library.IMPLEMENTATION
+    if library.AVAILABLE:
+        f = _fields(_run(tmp_path, ACTQ_TORCH_CPP="0").stdout)
+        assert f["torch operators"] == ("Python custom operators (no C++ operators: "
+                                        "ACTQ_TORCH_CPP=0 is set)")
+    f = _fields(_run(tmp_path, ACTQ_TORCH_OPS="0").stdout)
+    assert f["torch operators"].startswith("direct library calls, no torch.ops.actq (")

@@ -22,11 +22,33 @@ from ..quantized import Quantized
 from .meter import is_parameter
 from .quantizer import Quantizer
 
-COMPRESSIBLE = (torch.float32, torch.float16, torch.bfloat16)
+COMPRESSIBLE = frozenset((torch.float32, torch.float16, torch.bfloat16))
 
 
-def _compressible(t, min_numel):
-    return t.dtype in COMPRESSIBLE and t.numel() >= min_numel and not is_parameter(t)
+class SavedTensorHooks:
+    """The pack and unpack hooks of compressed_saved_tensors: one operator call each per
+    compressed tensor (Quantizer.compress, Quantizer.decompress), little Python around."""
+
+    def __init__(self, quantizer, min_numel=1024, meter=None):
+        self.quantizer, self.min_numel, self.meter = quantizer, min_numel, meter
+        self._compress, self._decompress = quantizer.compress, quantizer.decompress
+
+    def pack(self, t):
+        if t.dtype not in COMPRESSIBLE or t.numel() < self.min_numel or is_parameter(t):
+            if self.meter is not None:
+                self.meter.add_plain(t)
+            return t
+        c = self._compress(t)
+        if self.meter is not None:
+            # An AutoPrecision measuring sensitivities keeps some tensors as they are.
+            if isinstance(c, Quantized):
+                self.meter.add_compressed(c, t)
+            else:
+                self.meter.add_plain(t)
+        return c
+
+    def unpack(self, saved):
+        return self._decompress(saved) if isinstance(saved, Quantized) else saved
 
 
 @contextlib.contextmanager
@@ -40,28 +62,9 @@ def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
     q = quantizer or Quantizer(bits, group_size, average_bits=average_bits,
                                allowed_bits=allowed_bits, rounding=rounding,
                                meta_dtype=meta_dtype, seed=seed)
-
-    def pack(t):
-        if not _compressible(t, min_numel):
-            if meter is not None:
-                meter.add_plain(t)
-            return t
-        c = q.compress(t)
-        if meter is not None:
-            # An AutoPrecision measuring sensitivities keeps some tensors as they are.
-            if isinstance(c, Quantized):
-                meter.add_compressed(c, t)
-            else:
-                meter.add_plain(t)
-        return c
-
-    def unpack(saved):
-        if isinstance(saved, Quantized):
-            return q.decompress(saved)
-        return saved
-
+    hooks = SavedTensorHooks(q, min_numel, meter)
     begin = getattr(q, "begin_forward", None)
     if begin is not None:
         begin()  # an AutoPrecision identifies saved tensors by their order from here
-    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    with torch.autograd.graph.saved_tensors_hooks(hooks.pack, hooks.unpack):
         yield q
