@@ -21,9 +21,11 @@ library the package loaded when LD_LIBRARY_PATH points there) and from ctypes wi
 arguments prebuilt. Few-bit layers: actq.torch.nn.GELU(bits=2) / SiLU against
 torch.nn.GELU / SiLU, forward with grad enabled, and forward + backward, at --layer-sizes.
 
-Timing: --runs runs (default 5) of --calls calls (default 2000; layers: --layer-calls,
-default 20 x more for small sizes, see below), each run's mean per call; the median of the
-runs is printed, with min-max. One thread by default (--threads: torch.set_num_threads;
+Timing: rows are timed in groups (the per-call rows, the --big rows, each layer's pair);
+--runs runs (default 5) time every row of a group in turn, --calls calls each (default
+2000; layers: --layer-calls x 2^20 / elements), so a slow moment of the machine hits a
+whole run, and each ratio is taken within a run against the group's first row; printed:
+the median per call, its min-max, and the median of the ratios. One thread by default (--threads: torch.set_num_threads;
 actq's C++ operators follow it, the Python path's default context is set to it too).
 OMP_WAIT_POLICY=PASSIVE is set before torch loads (peers.py says why).
 
@@ -50,22 +52,6 @@ from actq import _lib, raw  # noqa: E402
 from actq.enums import DType, Rounding  # noqa: E402
 from actq.torch import kernels, library  # noqa: E402
 from actq.torch.device import addr  # noqa: E402
-
-
-def per_call_us(fn, calls, runs, sync=lambda: None):
-    """[mean us per call of each run], after a warm-up of calls // 10 calls; sync() waits
-    for a device's queued work at the end of each run."""
-    for _ in range(max(calls // 10, 1)):
-        fn()
-    sync()
-    out = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        out.append((time.perf_counter() - t) / calls * 1e6)
-    return out
 
 
 def hook_pair(quantizer):
@@ -122,100 +108,117 @@ def main():
     torch.set_num_threads(a.threads)
     actq.default_context().set_threads(a.threads)
     torch.manual_seed(0)
-    rows = []
-
-    def row(name, us, ref=None, note=""):
-        med = statistics.median(us)
-        rows.append({"name": name, "us": med, "min": min(us), "max": max(us),
-                     "ratio": med / ref if ref else None, "note": note})
-        return med
-
     impl = getattr(library, "IMPLEMENTATION", "Python custom operators (a tree before the "
                    "C++ ones)" if library.AVAILABLE else "direct library calls")
     gpu = "; GPU: %s" % torch.cuda.get_device_name() if a.device == "cuda" else ""
     print("CPU: %s%s; torch %s; actq %s (%s); %d thread(s); operators: %s"
           % (cpu_model(), gpu, torch.__version__, actq.__version__,
              os.path.dirname(actq.__file__), a.threads, impl))
-    print("per call, median of %d runs of %d calls (min-max)" % (a.runs, a.calls))
-
+    print("per call: median over %d runs; each run times every row of a group in turn "
+          "(%d calls each), the ratio is taken within the run, against the group's first "
+          "row (min-max of the per-call times)" % (a.runs, a.calls))
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    rows = []
 
-    def timed(fn, calls=None):
-        return per_call_us(fn, calls or a.calls, a.runs, sync)
+    def group(entries, note=""):
+        """entries: [(name, fn, calls)]; the first is the group's yardstick. Interleaved:
+        a slow moment of the machine hits every row of the run alike."""
+        for _, fn, calls in entries:  # warm-up
+            for _ in range(max(calls // 10, 1)):
+                fn()
+        sync()
+        times = [[] for _ in entries]
+        for _ in range(a.runs):
+            for k, (_, fn, calls) in enumerate(entries):
+                t = time.perf_counter()
+                for _ in range(calls):
+                    fn()
+                sync()
+                times[k].append((time.perf_counter() - t) / calls * 1e6)
+        for k, (name, _, _) in enumerate(entries):
+            ratios = [u / r for u, r in zip(times[k], times[0])] if k else None
+            rows.append({"name": name, "us": statistics.median(times[k]),
+                         "min": min(times[k]), "max": max(times[k]),
+                         "ratio": statistics.median(ratios) if ratios else None,
+                         "note": note if k else ""})
+        return [statistics.median(t) for t in times]
 
     x = torch.randn(a.n, device=dev)
-    base = row("torch.add(x, 1.0), %d f32" % a.n, timed(lambda: torch.add(x, 1.0)))
+    n = a.calls
+    calls = [("torch.add(x, 1.0), %d f32 %s" % (a.n, dev.type), lambda: torch.add(x, 1.0), n)]
     prepack = getattr(getattr(torch.ops, "quantized", None), "embedding_bag_2bit_prepack", None)
     if prepack is not None and a.n % 256 == 0 and dev.type == "cpu":
         x2 = x.view(-1, 256)
-        row("fbgemm embedding_bag_2bit_prepack", timed(lambda: prepack(x2)), base)
+        calls.append(("fbgemm embedding_bag_2bit_prepack", lambda: prepack(x2), n))
     off = torch.zeros((), dtype=torch.int64)
     if library.AVAILABLE:
         qop, dqop = torch.ops.actq.quantize.default, torch.ops.actq.dequantize.default
         args = (x, None, 1, 2, 256, "stochastic", 5, off, "f32")
-        row("torch.ops.actq.quantize", timed(lambda: qop(*args)), base)
         p, mn, sc = qop(*args)
         dargs = (p, mn, sc, None, [a.n], 1, 2, 256, torch.float32)
-        row("torch.ops.actq.dequantize", timed(lambda: dqop(*dargs)), base)
-    row("actq.torch.quantize", timed(lambda: at.quantize(x, 2, seed=5, offset=off, rows=1)),
-        base)
+        calls += [("torch.ops.actq.quantize", lambda: qop(*args), n),
+                  ("torch.ops.actq.dequantize", lambda: dqop(*dargs), n)]
     q = at.quantize(x, 2, seed=5, rows=1)
-    row("actq.torch.dequantize", timed(lambda: at.dequantize(q)), base)
     pack, unpack = hook_pair(at.Quantizer(2, seed=5))
-    row("hooks pack + unpack (Quantizer.compress, decompress)",
-        timed(lambda: unpack(pack(x))), base)
-    row("ctypes quantize (actq.torch.kernels)",
-        timed(lambda: kernels.quantize(x, 1, 2, 256, None, Rounding.STOCHASTIC, 5, 0,
-                                       DType.F32)), base)
+    calls += [("actq.torch.quantize", lambda: at.quantize(x, 2, seed=5, offset=off, rows=1), n),
+              ("actq.torch.dequantize", lambda: at.dequantize(q), n),
+              ("hooks pack + unpack (Quantizer.compress, decompress)",
+               lambda: unpack(pack(x)), n),
+              ("ctypes quantize (actq.torch.kernels)",
+               lambda: kernels.quantize(x, 1, 2, 256, None, Rounding.STOCHASTIC, 5, 0,
+                                        DType.F32), n)]
     if library.AVAILABLE:
         spec = library.table_spec(actq.cached_table("gelu", 2))
         eop, bop = torch.ops.actq.fewbit_encode.default, torch.ops.actq.fewbit_backward.default
-        row("torch.ops.actq.fewbit_encode with y", timed(lambda: eop(x, *spec, True)), base)
         codes, _ = eop(x, *spec, False)
-        row("torch.ops.actq.fewbit_backward", timed(lambda: bop(codes, x, *spec)), base)
+        calls += [("torch.ops.actq.fewbit_encode with y", lambda: eop(x, *spec, True), n),
+                  ("torch.ops.actq.fewbit_backward", lambda: bop(codes, x, *spec), n)]
+    group(calls)
 
-    if dev.type != "cpu":
-        a.no_layers = True
-        a.big = 0
-    # At --big elements: the operator against the same C call timed from C and from ctypes.
-    xb = torch.randn(a.big)
-    big_calls = max(a.calls // 8, 50)
-    c_ref = None
-    if a.bench_cpu and a.big:
-        c_ref = row("C quantize, %d f32, timed by bench_cpu" % a.big,
-                    bench_cpu_us(a.bench_cpu, a.big))
-    if not a.big:
-        return report(a, rows, impl)
-    lay = raw.layout(1, a.big, 256, 2, None, DType.F32)
-    nbytes, groups = raw.layout_sizes(lay)
-    pb = torch.empty(nbytes, dtype=torch.uint8)
-    gb, sb = torch.empty(groups), torch.empty(groups)
-    ctx = actq.default_context()
-    fn, h = _lib.actq_quantize, ctx.handle
-    xa, pa, ga, sa = addr(xb), addr(pb), addr(gb), addr(sb)
-    ct = row("C quantize, %d f32, from ctypes (arguments prebuilt)" % a.big,
-             timed(lambda: fn(h, lay, 0, xa, 0, 5, 0, pa, ga, sa), big_calls), c_ref)
-    if library.AVAILABLE:
-        bargs = (xb, None, 1, 2, 256, "stochastic", 5, off, "f32")
-        row("torch.ops.actq.quantize, %d f32" % a.big, timed(lambda: qop(*bargs), big_calls),
-            c_ref or ct, "ratio to the C call")
+    if dev.type == "cpu" and a.big:
+        # At --big elements: the operator against the same C call from ctypes (arguments
+        # prebuilt), and from C (bench_cpu, a process of its own, so not interleaved).
+        xb = torch.randn(a.big)
+        big_calls = max(a.calls // 8, 50)
+        lay = raw.layout(1, a.big, 256, 2, None, DType.F32)
+        nbytes, groups = raw.layout_sizes(lay)
+        pb = torch.empty(nbytes, dtype=torch.uint8)
+        gb, sb = torch.empty(groups), torch.empty(groups)
+        fn, h = _lib.actq_quantize, actq.default_context().handle
+        xa, pa, ga, sa = addr(xb), addr(pb), addr(gb), addr(sb)
+        big = [("C quantize, %d f32, from ctypes (arguments prebuilt)" % a.big,
+                lambda: fn(h, lay, 0, xa, 0, 5, 0, pa, ga, sa), big_calls)]
+        if library.AVAILABLE:
+            bargs = (xb, None, 1, 2, 256, "stochastic", 5, off, "f32")
+            big.append(("torch.ops.actq.quantize, %d f32" % a.big, lambda: qop(*bargs),
+                        big_calls))
+        med = group(big, "ratio to the C call from ctypes")
+        if a.bench_cpu:
+            us = bench_cpu_us(a.bench_cpu, a.big)
+            c = statistics.median(us)
+            rows.append({"name": "C quantize, %d f32, timed by bench_cpu" % a.big, "us": c,
+                         "min": min(us), "max": max(us), "ratio": None, "note": ""})
+            if library.AVAILABLE:
+                rows.append({"name": "torch.ops.actq.quantize / bench_cpu's C call",
+                             "us": med[1], "min": med[1], "max": med[1],
+                             "ratio": med[1] / c, "note": "medians of the two"})
 
-    if not a.no_layers:
+    if not a.no_layers and dev.type == "cpu":
         for name, ours, theirs in (("GELU", at.nn.GELU(bits=2), torch.nn.GELU()),
                                    ("SiLU", at.nn.SiLU(bits=2), torch.nn.SiLU())):
-            for n in [int(s) for s in a.layer_sizes.split(",")]:
+            for size in [int(v) for v in a.layer_sizes.split(",")]:
                 for dt in (torch.float32, torch.bfloat16):
-                    xl = torch.randn(n, dtype=dt, requires_grad=True)
-                    g = torch.randn(n, dtype=dt)
-                    calls = a.layer_calls * max(1, (1 << 20) // n)
-                    t_ref = row("nn.%s forward, %d %s" % (name, n, str(dt)[6:]),
-                                timed(lambda: theirs(xl), calls))
-                    row("actq %s(bits=2) forward" % name, timed(lambda: ours(xl), calls), t_ref)
-                    t_ref = row("nn.%s forward + backward" % name,
-                                timed(lambda: theirs(xl).backward(g), calls))
-                    row("actq %s(bits=2) forward + backward" % name,
-                        timed(lambda: ours(xl).backward(g), calls), t_ref)
+                    xl = torch.randn(size, dtype=dt, requires_grad=True)
+                    g = torch.randn(size, dtype=dt)
+                    lc = a.layer_calls * max(1, (1 << 20) // size)
+                    label = "%s, %d %s" % (name, size, str(dt)[6:])
+                    group([("nn.%s forward" % label, lambda: theirs(xl), lc),
+                           ("actq %s(bits=2) forward" % name, lambda: ours(xl), lc)])
+                    group([("nn.%s forward + backward" % label,
+                            lambda: theirs(xl).backward(g), lc),
+                           ("actq %s(bits=2) forward + backward" % name,
+                            lambda: ours(xl).backward(g), lc)])
     report(a, rows, impl)
 
 
