@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 import actq
 import actq.torch as at
-from conftest import DEVICES
+from conftest import DEVICES, assert_same_bytes
 
 
 def gen(seed):
@@ -140,6 +140,38 @@ def test_fewbit_gelu_gradient_error_is_the_tables_error(bits, device):
     table_error = actq.cached_table("gelu", bits).error
     assert abs(mse - table_error) < 0.03 * table_error
     assert torch.allclose(y, F.gelu(x.detach()), atol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("activation,torch_fn", [("gelu", F.gelu), ("silu", F.silu),
+                                                 ("tanh", torch.tanh)])
+def test_both_routes_save_the_same_codes_and_give_their_own_y(device, dtype, activation,
+                                                              torch_fn):
+    """The torch route returns PyTorch's f(x) bit for bit, the fused route actq's; both
+    save the codes of the same x, so the gradients are the same bytes."""
+    from actq.torch import functional as AF
+    x = torch.randn(3, 1001, generator=gen(2)).to(device, dtype)
+    gy = torch.randn(3, 1001, generator=gen(3)).to(device, dtype)
+    table = actq.cached_table(activation, 3)
+    codes_want, y_fused_want = at.fewbit_encode(table, x)
+    got = {}
+    for route in ("torch", "fused"):
+        xr = x.clone().requires_grad_()
+        y = AF.fewbit_activation(xr, activation, 3, route=route)
+        y.backward(gy)
+        got[route] = (y.detach(), xr.grad)
+    try:
+        y_torch_want = torch_fn(x)
+    except RuntimeError:  # PyTorch has no such kernel here (1.13: float16 on the CPU)
+        y_torch_want = y_fused_want
+    assert_same_bytes(got["torch"][0], y_torch_want, "torch route's y")
+    assert_same_bytes(got["fused"][0], y_fused_want, "fused route's y")
+    assert_same_bytes(got["torch"][1], got["fused"][1], "gradient")
+    assert_same_bytes(got["fused"][1], at.fewbit_backward(table, codes_want, gy), "gradient")
+    assert AF.ROUTES[x.device.type] == "torch"
+    default = at.nn.FewbitActivation(activation, 3)(x.clone().requires_grad_())
+    assert_same_bytes(default, got["torch"][0], "the default route's y")
 
 
 def _mlp(device="cpu"):

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch.nn.grad import conv2d_input
 from torch.nn.modules.utils import _pair
 
+from ..enums import Activation as _A
 from ..fewbit import FewbitTable, cached_table
 from ..quantized import Quantized
 from . import library, ops
@@ -98,13 +99,58 @@ class CompressedConv2d(torch.autograd.Function):
         return gx, gw, gb, None, None, None, None, None
 
 
+# PyTorch's own forward of each built-in activation: what the layers return in eval mode,
+# and in training mode on the "torch" route.
+TORCH_FORWARD = {
+    _A.GELU: lambda x, p: F.gelu(x),
+    _A.GELU_TANH: lambda x, p: F.gelu(x, approximate="tanh"),
+    _A.SILU: lambda x, p: F.silu(x),
+    _A.SIGMOID: lambda x, p: x.sigmoid(),
+    _A.TANH: lambda x, p: x.tanh(),
+    _A.SOFTPLUS: lambda x, p: F.softplus(x, beta=p),
+    _A.ELU: lambda x, p: F.elu(x, alpha=p),
+    _A.SELU: lambda x, p: F.selu(x),
+    _A.CELU: lambda x, p: F.celu(x, alpha=p),
+    _A.MISH: lambda x, p: F.mish(x),
+    _A.HARDSWISH: lambda x, p: F.hardswish(x),
+    _A.HARDSIGMOID: lambda x, p: F.hardsigmoid(x),
+    _A.HARDTANH: lambda x, p: F.hardtanh(x),
+    _A.SOFTSIGN: lambda x, p: F.softsign(x),
+    _A.LOGSIGMOID: lambda x, p: F.logsigmoid(x),
+    _A.TANHSHRINK: lambda x, p: F.tanhshrink(x),
+    _A.RELU: lambda x, p: F.relu(x),
+    _A.RELU6: lambda x, p: F.relu6(x),
+    _A.LEAKY_RELU: lambda x, p: F.leaky_relu(x, p),
+}
+
+# How a training-mode forward gets y = f(x), per device type (docs/fewbit.md, "Layers"):
+#   "torch": PyTorch's own activation for y, fewbit_encode for the codes alone;
+#   "fused": fewbit_encode writes codes and y in one pass (actq's f, src/arith/act.h).
+# Either way the codes are those of the same x. Chosen by measurement (bench/
+# torch_overhead.py): on the CPU actq's float32 activations cost 3-8x PyTorch's vectorized
+# ones, so one pass over memory does not pay for them; on CUDA the static model puts the
+# fused kernel at 18x its memory time. Custom tables have no PyTorch forward, and an
+# older PyTorch lacks some dtypes on some devices: fused there.
+ROUTES = {"cpu": "torch", "cuda": "torch"}
+
+
 class FewbitActivation(torch.autograd.Function):
     """spec: the table's fields (library.table_spec), plain values torch.compile keeps as
-    constants of the graph."""
+    constants of the graph; route: "torch", "fused", or None (ROUTES by device)."""
 
     @staticmethod
-    def forward(ctx, x, spec):
-        codes, y = ops.fewbit_encode(spec, x)
+    def forward(ctx, x, spec, route=None):
+        plain = TORCH_FORWARD.get(spec[1])
+        y = None
+        if plain is not None and (route or ROUTES.get(x.device.type, "fused")) == "torch":
+            try:
+                y = plain(x, spec[2])
+            except RuntimeError:  # no such kernel for this dtype and device (float16 GELU
+                pass              # on the CPU of PyTorch 1.13): the fused route then
+        if y is None:
+            codes, y = ops.fewbit_encode(spec, x)
+        else:
+            codes, _ = ops.fewbit_encode(spec, x, with_y=False)
         ctx.spec = spec
         ctx.save_for_backward(codes)
         return y
@@ -112,7 +158,7 @@ class FewbitActivation(torch.autograd.Function):
     @staticmethod
     def backward(ctx, gy):
         (codes,) = ctx.saved_tensors
-        return ops.fewbit_backward(ctx.spec, codes, gy), None
+        return ops.fewbit_backward(ctx.spec, codes, gy), None, None
 
 
 def linear(x, weight, bias, quantizer):
@@ -141,10 +187,10 @@ def table_spec(activation, bits=2, param=0.0):
     return spec
 
 
-def fewbit_activation(x, activation, bits=2, param=0.0):
+def fewbit_activation(x, activation, bits=2, param=0.0, route=None):
     """f(x) saving a `bits`-bit code per element; activation: a name ("gelu"), an
-    Activation, or a FewbitTable."""
-    return FewbitActivation.apply(x, table_spec(activation, bits, param))
+    Activation, or a FewbitTable; route: how y is computed (ROUTES)."""
+    return FewbitActivation.apply(x, table_spec(activation, bits, param), route)
 
 
 def relu(x):

@@ -8,7 +8,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..enums import Activation as _A
 from . import functional as AF
 from .quantizer import Quantizer
 
@@ -45,16 +44,19 @@ class Conv2d(nn.Conv2d):
 class FewbitActivation(nn.Module):
     """A pointwise activation whose backward keeps a `bits`-bit code per element."""
 
-    def __init__(self, activation, bits=2, param=0.0):
+    def __init__(self, activation, bits=2, param=0.0, route=None):
+        """route: how training-mode forwards compute y: "torch" (PyTorch's activation,
+        fewbit_encode for the codes alone), "fused" (fewbit_encode writes both), or None:
+        functional.ROUTES by device."""
         super().__init__()
-        self.activation, self.bits, self.param = activation, bits, param
+        self.activation, self.bits, self.param, self.route = activation, bits, param, route
         self.table = AF.cached_table(activation, bits, param)
         self.spec = AF.library.table_spec(self.table)  # what the autograd function takes
 
     def forward(self, x):
         if _active(self):
-            return AF.FewbitActivation.apply(x, self.spec)
-        return _PLAIN[self.table.activation](x, self.param)
+            return AF.FewbitActivation.apply(x, self.spec, self.route)
+        return AF.TORCH_FORWARD[self.table.activation](x, self.param)
 
     def extra_repr(self):
         return "%s, bits=%d" % (self.table.activation.name.lower(), self.bits)
@@ -66,45 +68,22 @@ class ReLU(FewbitActivation):
 
 
 class GELU(FewbitActivation):
-    def __init__(self, bits=2):
-        super().__init__("gelu", bits)
+    def __init__(self, bits=2, route=None):
+        super().__init__("gelu", bits, route=route)
 
 
 class SiLU(FewbitActivation):
-    def __init__(self, bits=2):
-        super().__init__("silu", bits)
+    def __init__(self, bits=2, route=None):
+        super().__init__("silu", bits, route=route)
 
 
 class Tanh(FewbitActivation):
-    def __init__(self, bits=2):
-        super().__init__("tanh", bits)
+    def __init__(self, bits=2, route=None):
+        super().__init__("tanh", bits, route=route)
 
 
 class Sigmoid(FewbitActivation):
-    def __init__(self, bits=2):
-        super().__init__("sigmoid", bits)
+    def __init__(self, bits=2, route=None):
+        super().__init__("sigmoid", bits, route=route)
 
 
-
-# Eval-mode forward of each built-in activation with PyTorch's own op.
-_PLAIN = {
-    _A.GELU: lambda x, p: F.gelu(x),
-    _A.GELU_TANH: lambda x, p: F.gelu(x, approximate="tanh"),
-    _A.SILU: lambda x, p: F.silu(x),
-    _A.SIGMOID: lambda x, p: x.sigmoid(),
-    _A.TANH: lambda x, p: x.tanh(),
-    _A.SOFTPLUS: lambda x, p: F.softplus(x, beta=p),
-    _A.ELU: lambda x, p: F.elu(x, alpha=p),
-    _A.SELU: lambda x, p: F.selu(x),
-    _A.CELU: lambda x, p: F.celu(x, alpha=p),
-    _A.MISH: lambda x, p: F.mish(x),
-    _A.HARDSWISH: lambda x, p: F.hardswish(x),
-    _A.HARDSIGMOID: lambda x, p: F.hardsigmoid(x),
-    _A.HARDTANH: lambda x, p: F.hardtanh(x),
-    _A.SOFTSIGN: lambda x, p: F.softsign(x),
-    _A.LOGSIGMOID: lambda x, p: F.logsigmoid(x),
-    _A.TANHSHRINK: lambda x, p: F.tanhshrink(x),
-    _A.RELU: lambda x, p: F.relu(x),
-    _A.RELU6: lambda x, p: F.relu6(x),
-    _A.LEAKY_RELU: lambda x, p: F.leaky_relu(x, p),
-}
