@@ -209,8 +209,11 @@ def main():
                 s.step(*batches[i % len(batches)])
                 times[k].append((time.perf_counter() - t0) * 1e3)
     fp32 = statistics.median(times["fp32"])
-    print("CPU: %s; torch %s; %d thread(s); model %s %s; operators: %s"
-          % (cpu_model(), torch.__version__, a.threads, a.model, m, library.IMPLEMENTATION))
+    impl = getattr(library, "IMPLEMENTATION", "Python custom operators (a tree before the "
+                   "C++ ones)" if library.AVAILABLE else "direct library calls")
+    print("CPU: %s; torch %s; %d thread(s); model %s %s; actq %s; operators: %s"
+          % (cpu_model(), torch.__version__, a.threads, a.model, m,
+             os.path.dirname(actq.__file__), impl))
     rows = []
     for k, s in settings.items():
         ms = statistics.median(times[k])
@@ -247,7 +250,7 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"cpu": cpu_model(), "torch": torch.__version__, "threads": a.threads,
-                       "model": a.model, "config": m, "implementation": library.IMPLEMENTATION,
+                       "model": a.model, "config": m, "implementation": impl,
                        "argv": sys.argv[1:], "rows": rows}, f, indent=1)
 
 
