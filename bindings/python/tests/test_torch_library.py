@@ -15,7 +15,7 @@ import torch
 
 import actq
 import actq.torch as at
-from actq.torch import library
+from actq.torch import kernels, library
 from conftest import DEVICES, assert_same_bytes
 
 needs_ops = pytest.mark.skipif(not library.AVAILABLE, reason=library.REASON or "")
@@ -32,10 +32,23 @@ def test_ops_exist_exactly_where_pytorch_has_custom_ops():
     assert library.AVAILABLE == (hasattr(torch.library, "custom_op") and not forced_off)
     if library.AVAILABLE:
         assert library.REASON is None
-        for name in ("quantize", "dequantize", "fewbit_encode", "fewbit_backward"):
+        for name in ("quantize", "dequantize", "fewbit_encode", "fewbit_backward",
+                     "compress"):
             assert hasattr(torch.ops.actq, name)
     else:
         assert library.REASON
+        assert library.CPP_PATH is None
+    if os.environ.get("ACTQ_TORCH_CPP") == "0":
+        assert library.CPP_PATH is None
+    # IMPLEMENTATION names the path that serves the calls, and why not a faster one.
+    impl = library.IMPLEMENTATION
+    if library.CPP_PATH:
+        assert impl.startswith("C++ operators") and library.CPP_PATH in impl, impl
+    elif library.AVAILABLE:
+        assert impl.startswith("Python custom operators"), impl
+        assert library.CPP_REASON and library.CPP_REASON in impl, impl
+    else:
+        assert impl.startswith("direct library calls") and library.REASON in impl, impl
 
 
 @contextlib.contextmanager
@@ -193,3 +206,170 @@ def test_ops_check_their_buffers_before_the_library_reads_them(fake):
         y = torch.ops.actq.dequantize(packed, gmin, gscale, None, [4, 64], 4, 2, 64,
                                       torch.float32)
     assert y.shape == (4, 64)
+
+
+# ---- actq::compress, the C++ operators against the C calls, the tagged errors ----------
+
+needs_cpp = pytest.mark.skipif(
+    not library.CPP_PATH, reason="no C++ operators: %s" % library.CPP_REASON)
+
+COMPRESS_CASES = [
+    # shape, rows, dtype, bits, group size, rounding, meta dtype, offset before the call
+    ((5, 333), 5, torch.float32, 1, 64, "stochastic", "f32", 0),  # tail groups
+    ((3, 7, 50), 3, torch.float16, 2, 32, "nearest", "bf16", 41),
+    ((1000,), 1, torch.bfloat16, 3, 256, "stochastic", "f16", 2 ** 63 + 5),
+    ((6, 40), 6, torch.float32, 4, 8, "nearest", "f16", 7),
+    ((2, 3, 5, 7), 2, torch.float16, 5, 16, "stochastic", "f32", 2 ** 64 - 1),  # wraps to 0
+    ((9, 130), 9, torch.bfloat16, 6, 128, "nearest", "f32", 3),
+    ((4, 129), 4, torch.float32, 7, 64, "stochastic", "bf16", 12345),
+    ((7, 77), 7, torch.bfloat16, 8, 24, "stochastic", "f16", 2 ** 40),
+]
+
+
+@needs_ops
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape,rows,dtype,bits,gs,rounding,meta,start", COMPRESS_CASES)
+def test_opcheck_compress(device, shape, rows, dtype, bits, gs, rounding, meta, start):
+    """opcheck (it calls the op several times: fresh counters for it), then one call: the
+    bytes of quantize at the offset it held, the offset advanced by exactly one (mod 2^64),
+    x's elements added to stored[bits] and nothing else counted."""
+    x = torch.randn(shape, generator=gen(bits)).to(device, dtype)
+    seed = library.signed64(2 ** 64 - 17 * bits)  # above 2^63 as a uint64
+    opcheck(torch.ops.actq.compress.default,
+            (x, torch.tensor(library.signed64(start)), torch.zeros(9, dtype=torch.int64),
+             rows, bits, gs, rounding, seed, meta))
+    offset = torch.tensor(library.signed64(start))
+    stored = torch.arange(100, 109, dtype=torch.int64)
+    want = torch.ops.actq.quantize(x, None, rows, bits, gs, rounding, seed, offset.clone(),
+                                   meta)
+    got = torch.ops.actq.compress(x, offset, stored, rows, bits, gs, rounding, seed, meta)
+    for what, g, w in zip(("packed", "group_min", "group_scale"), got, want):
+        assert_same_bytes(g, w, what)
+    assert offset.dtype == torch.int64 and offset.shape == ()
+    assert int(offset) == library.signed64(start + 1)
+    counted = torch.arange(100, 109, dtype=torch.int64)
+    counted[bits] += x.numel()
+    assert stored.tolist() == counted.tolist()
+
+
+def strided(t):
+    """t's values as a non-contiguous view (every other element of a larger tensor)."""
+    return torch.stack([t, torch.zeros_like(t)], dim=-1)[..., 0]
+
+
+@needs_cpp
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bits", range(1, 9))
+def test_cpp_operators_write_the_bytes_of_the_c_calls(device, dtype, bits):
+    """Each C++ operator against the same C call made through ctypes (actq.torch.kernels,
+    what the Python operators and the direct path run): non-contiguous inputs, per-row
+    widths, both roundings, every metadata dtype, seeds and offsets above 2^63 (the int64
+    form the schema holds)."""
+    from actq.enums import DType, Rounding, to_enum
+    from actq.torch.device import TORCH_DTYPES
+    rows, cols = 6, 100
+    gs = 8 * (bits + 2)  # 24..80: a tail group in every row
+    x = torch.randn(cols, rows, generator=gen(bits)).to(device, dtype).t()
+    assert not x.is_contiguous()
+    meta = ("f32", "f16", "bf16")[bits % 3]
+    md = to_enum(DType, meta)
+    y_dtype = DTYPES[(bits + 1) % 3]
+    rb = torch.tensor([(bits + i) % 8 + 1 for i in range(rows)], dtype=torch.uint8)
+    for rounding in ("stochastic", "nearest"):
+        for seed, offset in ((bits, 7), (2 ** 64 - 1 - bits, 2 ** 63 + bits)):
+            for row_bits in (None, rb):
+                what = "%s, seed %d, offset %d, row_bits %s" % (rounding, seed, offset,
+                                                                row_bits is not None)
+                got = torch.ops.actq.quantize(x, row_bits, rows, bits, gs, rounding,
+                                              library.signed64(seed),
+                                              torch.tensor(library.signed64(offset)), meta)
+                want = kernels.quantize(x, rows, bits, gs, row_bits,
+                                        to_enum(Rounding, rounding), seed, offset, md)
+                for name, g, w in zip(("packed", "group_min", "group_scale"), got, want):
+                    assert_same_bytes(g, w, "quantize %s: %s" % (name, what))
+                y = torch.ops.actq.dequantize(*(strided(t) for t in got), row_bits,
+                                              [rows, cols], rows, bits, gs, y_dtype)
+                y_want = kernels.dequantize(*want, row_bits, [rows, cols], rows, bits, gs,
+                                            md, TORCH_DTYPES[y_dtype])
+                assert_same_bytes(y, y_want, "dequantize: %s" % what)
+            # compress: quantize at the offset it holds, then one more.
+            off = torch.tensor(library.signed64(offset))
+            stored = torch.zeros(9, dtype=torch.int64)
+            got = torch.ops.actq.compress(x, off, stored, rows, bits, gs, rounding,
+                                          library.signed64(seed), meta)
+            want = kernels.quantize(x, rows, bits, gs, None, to_enum(Rounding, rounding),
+                                    seed, offset, md)
+            for name, g, w in zip(("packed", "group_min", "group_scale"), got, want):
+                assert_same_bytes(g, w, "compress %s: %s, offset %d"
+                                  % (name, rounding, offset))
+            assert int(off) == library.signed64(offset + 1) and stored[bits] == x.numel()
+    table = actq.cached_table(("gelu", "silu", "relu")[bits % 3], bits)
+    spec = library.table_spec(table)
+    for with_y in (True, False):
+        codes, y = torch.ops.actq.fewbit_encode(x, *spec, with_y)
+        codes_want, y_want = kernels.fewbit_encode(table.struct, x, with_y)
+        assert_same_bytes(codes, codes_want, "fewbit_encode codes")
+        if with_y:
+            assert_same_bytes(y, y_want, "fewbit_encode f(x)")
+        else:
+            assert y.numel() == 0
+    g = torch.randn(cols, rows, generator=gen(bits + 9)).to(device, dtype).t()
+    gi = torch.ops.actq.fewbit_backward(strided(codes), g, *spec)
+    assert_same_bytes(gi, kernels.fewbit_backward(table.struct, codes_want, g),
+                      "fewbit_backward")
+
+
+def test_translated_gives_the_bindings_exceptions():
+    """A C++ operator's tag names the exception; translated() makes it (needs no ops)."""
+    e = library.translated(RuntimeError("[actq ValueError] x"))
+    assert type(e) is ValueError and str(e) == "x"
+    e = library.translated(RuntimeError("[actq ValueError] 12 elements: do not split"))
+    assert type(e) is ValueError and str(e) == "12 elements: do not split"
+    e = library.translated(RuntimeError("[actq TypeError] y"))
+    assert type(e) is TypeError and str(e) == "y"
+    e = library.translated(
+        RuntimeError("[actq status 5] actq_quantize: nonfinite values met"))
+    assert type(e) is actq.NonFiniteError and isinstance(e, ArithmeticError)
+    assert e.call == "actq_quantize" and e.status == 5
+    # The text after the call is the library's own actq_status_string, as a direct call's.
+    assert str(e) == "actq_quantize: " + actq.errors.status_string(5)
+    assert str(e).startswith("actq_quantize: nonfinite values met")
+    e = library.translated(RuntimeError("[actq status 1] actq_quantize: invalid argument"))
+    assert type(e) is actq.InvalidArgumentError and isinstance(e, ValueError)
+    assert str(e) == "actq_quantize: invalid argument" and e.status == 1
+    for untagged in (RuntimeError("actq_quantize: invalid argument"),
+                     RuntimeError("[actq NoSuchError] z")):
+        assert library.translated(untagged) is untagged
+
+
+def test_public_entry_points_raise_the_bindings_exceptions():
+    """On every path, the C++ operators' included: the exception a direct call raises."""
+    x = torch.randn(4, 64)
+    with pytest.raises(actq.InvalidArgumentError):
+        at.quantize(x, bits=9)
+    with pytest.raises(TypeError, match="float32, float16 or bfloat16"):
+        at.quantize(torch.zeros(4, 64, dtype=torch.int32))
+    bad = x.clone()
+    bad[1, 5] = float("nan")
+    with pytest.raises(actq.NonFiniteError, match="^actq_quantize: nonfinite values met"):
+        at.quantize(bad, bits=2, rounding="stochastic")
+    if library.AVAILABLE:  # the operator itself, tagged on the C++ path
+        with op_raises(TypeError, "float32, float16 or bfloat16"):
+            torch.ops.actq.quantize(torch.zeros(4, 64, dtype=torch.int32), None, 4, 2, 64,
+                                    "nearest", 0, torch.tensor(0), "f32")
+        with op_raises(actq.NonFiniteError, "^actq_quantize: nonfinite values met"):
+            torch.ops.actq.compress(bad, torch.tensor(0), torch.zeros(9, dtype=torch.int64),
+                                    4, 2, 64, "stochastic", 0, "f32")
+
+
+@pytest.mark.parametrize("bits", [9, 0, -1])
+def test_a_failed_compress_advances_and_counts_nothing(bits):
+    """Quantizer.compress with a width the library rejects: its exception, and neither the
+    offset nor the counters move."""
+    q = at.Quantizer(bits=bits, seed=3)
+    q.calls = 2 ** 63 + 1
+    with pytest.raises(actq.InvalidArgumentError):
+        q.compress(torch.randn(4, 64))
+    assert q.calls == 2 ** 63 + 1
+    assert q.elements_per_width == [0] * 9

@@ -182,7 +182,7 @@ tuple<Tensor, Tensor, Tensor> compress(Tensor x, Tensor offset, Tensor stored, i
     fail("ValueError", "stored must be 9 contiguous int64 counters in host memory");
   auto out = quantize_at(x, std::nullopt, rows, bits, group_size, rounding, seed, *off,
                          meta_dtype);
-  *off += 1;
+  *off = static_cast<int64_t>(static_cast<uint64_t>(*off) + 1);  // a uint64 counter: wraps
   static_cast<int64_t *>(stored.data_ptr())[bits] += x.numel();
   return out;
 }

@@ -116,15 +116,17 @@ class Quantizer:
         row_bits = None
         if self.average_bits is not None and r:
             row_bits = self.row_widths(x.reshape(r, c))
+        q = ops.quantize(x, self.bits, self.group_size, row_bits=row_bits,
+                         rounding=self._rounding, seed=self.seed, offset=self.offset,
+                         meta_dtype=self._meta_dtype, rows=r)
+        # After the call, which checks the widths: an op reads the offset when it runs, and
+        # a call that failed counts nothing.
         if row_bits is None:
             self.stored[self.bits] += r * c
         else:
             for b, n in zip(*torch.unique(row_bits, return_counts=True)):
                 self.stored[int(b)] += int(n) * c
-        q = ops.quantize(x, self.bits, self.group_size, row_bits=row_bits,
-                         rounding=self._rounding, seed=self.seed, offset=self.offset,
-                         meta_dtype=self._meta_dtype, rows=r)
-        self.offset.add_(1)  # after the call: an op reads the offset when it runs
+        self.offset.add_(1)
         return q
 
     def _compress_op(self, x, rows):
