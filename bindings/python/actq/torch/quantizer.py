@@ -20,7 +20,7 @@ import torch
 from ..enums import DType, Rounding, to_enum, widths_mask
 from ..quantized import Quantized
 from . import library, ops
-from .device import TORCH_DTYPES
+from .device import ACTQ_TO_TORCH, TORCH_DTYPES
 
 _seeds = itertools.count(0x5EED)
 
@@ -55,7 +55,7 @@ class Quantizer:
         self.allowed_mask = widths_mask(allowed_bits)
         self.rounding = rounding
         self.meta_dtype = meta_dtype
-        self.seed = next(_seeds) if seed is None else seed
+        self.seed = next(_seeds) if seed is None else seed  # also sets _seed64
         self.alloc_method = alloc_method
         # The Philox offset of the next call, a 0-d CPU tensor that compress advances in
         # place: compiled code reads and advances it at run time, not once at tracing.
@@ -69,6 +69,15 @@ class Quantizer:
         # How many elements were stored at each width 0..8; a tensor for the reason of
         # `offset` (an int counter would be a constant of a compiled graph).
         self.stored = torch.zeros(9, dtype=torch.int64)
+
+    @property
+    def seed(self):
+        return self._seed
+
+    @seed.setter
+    def seed(self, value):
+        self._seed = value
+        self._seed64 = library.signed64(value)  # the op's form, computed once
 
     @property
     def calls(self):
@@ -109,9 +118,28 @@ class Quantizer:
         return bits
 
     def compress(self, x, rows=None):
-        if self.average_bits is None and library.AVAILABLE:
-            return self._compress_op(x.detach(), rows)
+        """x as a Quantized; the offset advances by one and the elements are counted at
+        their width. With one width and the operators: one actq::compress call."""
+        if self.average_bits is not None or not library.AVAILABLE:
+            return self._compress_calls(x.detach(), rows)
         x = x.detach()
+        if rows is None:
+            rows = x.shape[0] if x.dim() >= 2 else 1
+        bits, group_size = self.bits, self.group_size
+        rounding, meta = self._op_names
+        try:
+            packed, gmin, gscale = torch.ops.actq.compress.default(
+                x, self.offset, self.stored, rows, bits, group_size, rounding, self._seed64,
+                meta)
+        except RuntimeError as e:
+            raise library.translated(e) from None
+        return Quantized(packed, gmin, gscale, None, rows, x.numel() // rows if rows else 0,
+                         group_size, bits, self._meta_dtype, tuple(x.shape),
+                         TORCH_DTYPES[x.dtype])
+
+    def _compress_calls(self, x, rows):
+        """compress with per-row widths, or without the operators: a quantize call, then
+        the offset and the counters advanced here."""
         r, c = ops.rows_cols(tuple(x.shape), rows)
         row_bits = None
         if self.average_bits is not None and r:
@@ -129,23 +157,14 @@ class Quantizer:
         self.offset.add_(1)
         return q
 
-    def _compress_op(self, x, rows):
-        """One operator call (actq::compress): quantize, advance the offset, count."""
-        if rows is None:
-            rows = x.shape[0] if x.dim() >= 2 else 1
-        bits, group_size = self.bits, self.group_size
-        rounding, meta = self._op_names
-        try:
-            packed, gmin, gscale = torch.ops.actq.compress.default(
-                x, self.offset, self.stored, rows, bits, group_size, rounding,
-                library.signed64(self.seed), meta)
-        except RuntimeError as e:
-            raise library.translated(e) from None
-        return Quantized(packed, gmin, gscale, None, rows, x.numel() // rows if rows else 0,
-                         group_size, bits, self._meta_dtype, tuple(x.shape),
-                         TORCH_DTYPES[x.dtype])
-
     def decompress(self, q):
+        if library.AVAILABLE:  # the operator itself: unpack runs this per saved tensor
+            try:
+                return torch.ops.actq.dequantize.default(
+                    q.packed, q.group_min, q.group_scale, q.row_bits, list(q.shape), q.rows,
+                    q.bits, q.group_size, ACTQ_TO_TORCH[q.dtype])
+            except RuntimeError as e:
+                raise library.translated(e) from None
         return ops.dequantize(q)
 
     def __repr__(self):
