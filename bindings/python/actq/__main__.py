@@ -35,15 +35,48 @@ def _format_version():
 
 
 def _context(backend):
-    """describe() of a new context of `backend`, or why there is none."""
+    """describe() of a new context of `backend`, or the error that says why there is none."""
     try:
         ctx = actq.Context(backend)
     except actq.ActqError as e:
-        return None, str(e)
+        return None, e
     try:
         return ctx.describe(), None
     finally:
         ctx.close()
+
+
+def cuda_driver_reason():
+    """What the CUDA driver itself says about the devices it sees: cuInit's error, or the
+    count. Asked through libcuda directly, as the library's CUDA runtime asks it."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError as e:
+        return "no NVIDIA driver: %s" % e
+    status = cuda.cuInit(0)
+    if status != 0:
+        name, text = ctypes.c_char_p(), ctypes.c_char_p()
+        cuda.cuGetErrorName(status, ctypes.byref(name))
+        cuda.cuGetErrorString(status, ctypes.byref(text))
+        return "cuInit: %s: %s" % ((name.value or b"error %d" % status).decode(),
+                                   (text.value or b"").decode())
+    count = ctypes.c_int()
+    cuda.cuDeviceGetCount(ctypes.byref(count))
+    return "the driver sees %d device(s)" % count.value
+
+
+def cuda_context_line(built_in, describe, error, driver_reason):
+    """The "CUDA context" line: the context's description, or why there is none, telling a
+    backend that is built in but finds no device from one that is not built in."""
+    if describe:
+        return describe
+    if isinstance(error, actq.UnsupportedError) and built_in:
+        return "none: the CUDA backend is built in, but no CUDA device is usable (%s)" % (
+            driver_reason())
+    if isinstance(error, actq.UnsupportedError) and built_in is False:
+        return "none: the CUDA backend is not built in"
+    return "none: %s" % error
 
 
 def _torch_lines():
@@ -99,7 +132,8 @@ def main():
                  else "unknown whether built in (no actq-build.txt beside the library)")
         cuda, why = _context(actq.Backend.CUDA)
         print("CUDA backend: %s" % built)
-        print("CUDA context: %s" % (cuda if cuda else "none: %s" % why))
+        built_in = True if facts.get("cuda") else None  # None: not known
+        print("CUDA context: %s" % cuda_context_line(built_in, cuda, why, cuda_driver_reason))
     for line in _torch_lines():
         print(line)
     return 0 if ok else 1

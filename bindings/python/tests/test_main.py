@@ -71,3 +71,21 @@ def test_names_the_torch_operators_in_use(tmp_path):
                                         "ACTQ_TORCH_CPP=0 is set)")
     f = _fields(_run(tmp_path, ACTQ_TORCH_OPS="0").stdout)
     assert f["torch operators"].startswith("direct library calls, no torch.ops.actq (")
+
+
+def test_the_cuda_line_tells_no_device_from_not_built():
+    """A CUDA backend that is built in but finds no device is not 'not built in', and the
+    driver's own reason is given."""
+    from actq.__main__ import cuda_context_line, cuda_driver_reason
+    unsupported = actq.UnsupportedError("actq_context_create", 2)
+    reason = lambda: "cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    assert cuda_context_line(True, None, unsupported, reason) == (
+        "none: the CUDA backend is built in, but no CUDA device is usable (cuInit: "
+        "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected)")
+    assert cuda_context_line(False, None, unsupported, reason) == (
+        "none: the CUDA backend is not built in")
+    assert cuda_context_line(None, None, unsupported, reason) == (
+        "none: actq_context_create: unsupported: backend or feature not available")
+    assert cuda_context_line(True, "cuda 0: H200", None, reason) == "cuda 0: H200"
+    # Asked of this machine's driver: a sentence either way, never an exception.
+    assert isinstance(cuda_driver_reason(), str) and cuda_driver_reason()

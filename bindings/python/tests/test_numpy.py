@@ -151,3 +151,17 @@ def test_allocate_bits_worked_example():
         actq.allocate_bits(s, 4096, 0.5, allowed=(1, 2))  # infeasible
     with pytest.raises(actq.InvalidArgumentError):
         actq.allocate_bits([1.0, float("nan")], 8, 2.0)
+
+
+def test_a_quantized_prints_as_one_line():
+    """repr: shape, dtype, widths, group size, metadata dtype, bytes held and bits per
+    element, not the buffers."""
+    q = actq.quantize(np.random.default_rng(0).standard_normal((64, 1000), dtype=np.float32),
+                      bits=4)
+    assert repr(q) == ("Quantized(shape=(64, 1000), dtype=f32, bits=4, group_size=256, "
+                       "meta=f32, %d bytes held (%.2f bits per element))"
+                       % (q.nbytes, 8 * q.nbytes / 64000))
+    assert "\n" not in repr(q) and q.nbytes == 32000 + 2 * 4 * 64 * 4
+    mixed = actq.quantize(np.zeros((4, 100), np.float32), bits=2, group_size=16,
+                          row_bits=np.array([1, 8, 3, 2], np.uint8))
+    assert "bits=per row 1..8, mean 3.50" in repr(mixed)
