@@ -1,7 +1,8 @@
 """actq_jax: libactq for JAX through XLA's FFI (CPU). Differentiable layers that save
 compressed activations (gelu / fewbit_activation with few-bit codes, dense with an
 actq-quantized input) and the raw operations they are made of. docs/jax.md explains the
-build (the handler library libactq_jax_ffi.so, found through ACTQ_JAX_FFI)."""
+build (`pip install bindings/jax` bundles the handler library libactq_jax_ffi.so here;
+ACTQ_JAX_FFI names another)."""
 from ._ffi import HandlerLibraryNotFound, ensure_registered
 from .functional import dense, fewbit_activation, gelu
 from .ops import (ACTIVATIONS, Quantized, as_noise, code_bytes, dequantize, fewbit_backward,

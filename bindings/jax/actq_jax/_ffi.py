@@ -2,7 +2,7 @@
 
 Where it is looked for, first found wins:
   1. the environment variable ACTQ_JAX_FFI (a path to the .so), as scripts/test-jax sets it;
-  2. libactq_jax_ffi.so next to this file (where an installer would put it).
+  2. libactq_jax_ffi.so next to this file (where `pip install bindings/jax` puts it).
 The handler library finds libactq itself (it was linked against it, with a run path).
 """
 import ctypes
@@ -40,8 +40,9 @@ def _path():
     if os.path.isfile(here):
         return here
     raise HandlerLibraryNotFound(
-        "actq_jax needs its XLA FFI handler library: build bindings/jax (CMakeLists.txt) "
-        "and set ACTQ_JAX_FFI to the path of %s, or put it next to %s"
+        "actq_jax needs its XLA FFI handler library: `pip install bindings/jax` (after "
+        "`pip install .`) bundles it; or build bindings/jax with CMake and set ACTQ_JAX_FFI "
+        "to the path of %s, or put it next to %s"
         % (LIBRARY_NAME, os.path.dirname(here)))
 
 

@@ -1,14 +1,18 @@
-"""Tests import actq_jax from this checkout (bindings/jax) and, as the reference, the
-ctypes binding actq (bindings/python). scripts/test-jax sets ACTQ_JAX_FFI to the handler
-library it built and ACTQ_LIBRARY to the libactq that library is linked against, so both
-sides run the same library."""
+"""Tests import actq_jax and, as the reference, the ctypes binding actq. From this checkout
+(bindings/jax, bindings/python), with ACTQ_JAX_FFI naming the handler library built and
+ACTQ_LIBRARY the libactq it is linked against; or, with ACTQ_TEST_INSTALLED=1 (what
+scripts/test-jax runs), both as installed by `pip install .` and `pip install bindings/jax`,
+the handler library bundled in actq_jax and linked against the actq package's libactq. Both
+sides run the same library either way."""
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINDINGS = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(BINDINGS, "jax"))
-sys.path.insert(0, os.path.join(BINDINGS, "python"))
+INSTALLED = os.environ.get("ACTQ_TEST_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, os.path.join(BINDINGS, "jax"))
+    sys.path.insert(0, os.path.join(BINDINGS, "python"))
 
 import numpy as np  # noqa: E402
 
