@@ -35,7 +35,7 @@ _MASK32 = 0xFFFFFFFF
 @functools.partial(jax.tree_util.register_dataclass,
                    data_fields=["packed", "group_min", "group_scale"],
                    meta_fields=["rows", "group_size", "bits", "shape", "dtype"])
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class Quantized:
     """The packed form of one array: what quantize returns and dequantize takes. A pytree
     (its arrays are leaves), so it can be returned from jit or saved as a residual."""
@@ -47,6 +47,25 @@ class Quantized:
     bits: int
     shape: Tuple[int, ...]  # the original array's shape
     dtype: np.dtype         # and dtype
+
+    @property
+    def nbytes(self):
+        """Bytes held: packed codes and both metadata arrays."""
+        return sum(int(np.prod(a.shape)) * np.dtype(a.dtype).itemsize
+                   for a in (self.packed, self.group_min, self.group_scale))
+
+    def __repr__(self):
+        """One line, as the actq package's records print (actq.quantized.summary): shape,
+        dtype, width, group size, metadata dtype, bytes held, bits per element."""
+        names = {np.dtype(v): k for k, v in DTYPES.items()}
+        meta = names.get(np.dtype(self.group_min.dtype), str(self.group_min.dtype))
+        data = names.get(np.dtype(self.dtype), str(self.dtype))
+        try:
+            from actq.quantized import summary
+        except ImportError:  # actq_jax built with CMake, without the actq package
+            return "Quantized(shape=%s, dtype=%s, bits=%d)" % (tuple(self.shape), data,
+                                                               self.bits)
+        return summary(self.shape, data, self.bits, self.group_size, meta, self.nbytes)
 
 
 def rows_cols(shape, rows=None):

@@ -116,3 +116,13 @@ def test_vmap_runs_one_call_per_element():
     t = actq.cached_table("gelu", 3)
     for i in range(4):
         assert_same_bytes(codes[i], actq.fewbit_encode(t, x[i], with_y=False)[0], "row")
+
+
+def test_a_quantized_prints_as_one_line():
+    """repr: what it stands for and what it holds, as the actq package's records print."""
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((64, 1000), dtype=np.float32))
+    q = aj.quantize(x, bits=4, seed=1)
+    assert repr(q) == ("Quantized(shape=(64, 1000), dtype=f32, bits=4, group_size=256, "
+                       "meta=f32, %d bytes held (%.2f bits per element))"
+                       % (q.nbytes, 8 * q.nbytes / 64000))
+    assert q.nbytes == 32000 + 2 * 4 * 64 * 4
