@@ -7,9 +7,13 @@ function at 2001 points: the printed
 `maxrel` is the relative error of the float32-coefficient polynomial in exact arithmetic
 (the float32 evaluation adds its own rounding on top, measured by tests/arith/test_act.c).
 
-Usage: python3 tools/act_fit.py      (needs mpmath from PyPI)
+Usage: python3 tools/act_fit.py         the kernels without FMA (ELU, Softplus, ...)
+       python3 tools/act_fit.py fma     the FMA kernels of GELU, SiLU, Sigmoid, Tanh
+(needs mpmath from PyPI)
 """
 import struct
+import sys
+
 import mpmath as mp
 
 mp.mp.dps = 40
@@ -20,14 +24,21 @@ def f32(v):
 
 
 def fhex(v):
-    return float(v).hex().replace('0x', '0x') + 'f'
+    """a float32 value as a C hex literal, its 23 significand bits in 6 hex digits"""
+    if float(v) == 0:
+        return '0.0f'
+    h = float(v).hex()
+    sign = '-' if h.startswith('-') else ''
+    mant, exp = h.lstrip('-')[4:].split('p')
+    return f'{sign}0x1.{mant[:6]:0<6}p{exp}f'
 
 
-def fit(name, fn, a, b, deg, shift=0, seq=1):
+def fit(name, fn, a, b, deg, shift=0, seq=1, pair=True):
     """Polynomial in u = x - shift approximating fn on [a, b]; coefficients low to high.
 
     Relative-error least squares at Chebyshev nodes (close to minimax for these smooth
-    functions). The constant term is rounded to a float pair (hi, lo); the next seq - 1
+    functions). The constant term is rounded to a float pair (hi, lo), or to one float
+    with pair=False (the FMA kernels: their last Horner step rounds once); the next seq - 1
     coefficients are rounded one at a time, refitting the rest after each, and the
     remaining ones are then rounded directly (their rounding, |c_j u^j| 2^-24, is
     negligible; refitting after every rounding only makes the top coefficients chase
@@ -48,9 +59,11 @@ def fit(name, fn, a, b, deg, shift=0, seq=1):
                 A[i, jj] = u**m / fs[i]
             rhs[i] = (fs[i] - acc) / fs[i]
         sol, _ = mp.qr_solve(A, rhs)
-        if j == 0:  # the constant term as a float pair (hi, lo): its rounding would
-            hi = mp.mpf(f32(sol[0]))  # otherwise be an error of up to 2^-25 at u = 0
+        if j == 0 and pair:  # the constant term as a float pair (hi, lo): its rounding
+            hi = mp.mpf(f32(sol[0]))  # would otherwise be an error of up to 2^-25 at u = 0
             fixed.append(hi + mp.mpf(f32(sol[0] - hi)))
+        elif j == 0:
+            fixed.append(mp.mpf(f32(sol[0])))
         elif j < seq:
             fixed.append(mp.mpf(f32(sol[0])))
         else:
@@ -58,7 +71,7 @@ def fit(name, fn, a, b, deg, shift=0, seq=1):
             break
     hi = f32(fixed[0])
     coeffs = [float(c) for c in fixed]
-    printed = [hi, f32(fixed[0] - hi)] + coeffs[1:]
+    printed = [hi, f32(fixed[0] - hi)] + coeffs[1:] if pair else coeffs
     maxrel = 0
     for i in range(2001):
         x = mp.mpf(a) + (mp.mpf(b) - a) * i / 2000
@@ -71,7 +84,8 @@ def fit(name, fn, a, b, deg, shift=0, seq=1):
             maxrel = max(maxrel, abs(p / fx - 1))
     print(f'/* {name}: degree {deg} on [{a}, {b}] in (x - {shift}): max rel err of the '
           f'float coefficients 2^{float(mp.log(maxrel, 2)) if maxrel else -999:.1f} */')
-    print('  ' + ', '.join(fhex(c) for c in printed) + '  /* c0 hi, c0 lo, c1, ... */')
+    print('  ' + ', '.join(fhex(c) for c in printed) +
+          ('  /* c0 hi, c0 lo, c1, ... */' if pair else '  /* c0, c1, ... */'))
     return coeffs, maxrel
 
 
@@ -98,36 +112,73 @@ def tanhshrink_t(s):
     return (x - mp.tanh(x)) / x**3
 
 
-def phi_central(s):
-    # Phi(x) = 1/2 + x P(x^2)
-    if s == 0:
-        return 1 / mp.sqrt(2 * mp.pi)
-    x = mp.sqrt(s)
-    return (mp.ncdf(x) - mp.mpf(1) / 2) / x
-
-
 def mills_g(t):
     # Q(t) = 1 - Phi(t) = exp(-t^2/2) g(t)
     return mp.ncdf(-t) * mp.exp(t * t / 2)
 
 
+# The FMA activations (act_fexp.h, act_ncdf.h): GELU's g on the 8 pieces that the bits
+# of t + 1 select (its exponent and first significand bit), polynomials in t - mid; t + 1
+# rounds up into a piece from up to half an ulp of t + 1 (2^-21) below its lower edge, so
+# each fit starts that much lower. The FMA Horner chain ends with fmaf(p, u, c0), so c0 is
+# one float: each piece's mid is the float nearest its centre where g(mid) lies within
+# 1/16 ulp of a float, so that rounding c0 costs almost nothing at u = 0 (piece 0: mid 0,
+# g(0) = 1/2). The FMA exp kernel's q(r), its constant one float (1/2).
+GELU_EDGES = [0, 0.5, 1, 2, 3, 5, 7, 11, 14.75]
+GELU_DEG = 8
+GELU_SEQ = 4  # c0 .. c3 rounded one at a time, refitting the rest (fit())
+FEXP_Q_DEG = 5
+
+
+def near_float_mid(a, b):
+    """the float nearest (a + b)/2, within (b - a)/8 of it, where mills_g is within 1/16
+    ulp of a float"""
+    if a == 0:
+        return 0.0
+    centre, d = (a + b) / 2, (b - a) / 4096
+    for j in range(512):
+        for c in ((centre + j * d, centre - j * d) if j else (centre,)):
+            c = f32(c)
+            v = mills_g(mp.mpf(c))
+            f = mp.mpf(f32(v))
+            ulp = mp.mpf(2) ** (mp.floor(mp.log(f, 2)) - 23)
+            if abs(v - f) < ulp / 16:
+                return c
+    raise ValueError('no mid')
+
+
+def fma_fits():
+    print('/* FMA exp kernel q(r), |r| <= ln2/2 (ACTQ_FEXP_Q_POLY) */')
+    fit('fexp_q', expm1_q, -0.35, 0.35, FEXP_Q_DEG, pair=False)
+    print('/* GELU g pieces: ACTQ_NCDF_MID_INIT, ACTQ_NCDF_COEF_INIT (c0 .. cN by piece) */')
+    rows = [[] for _ in range(GELU_DEG + 1)]
+    mids = []
+    worst = 0
+    for i in range(8):
+        a = max(0.0, GELU_EDGES[i] - 2.0**-21)
+        mid = near_float_mid(GELU_EDGES[i], GELU_EDGES[i + 1])
+        mids.append(mid)
+        c, rel = fit(f'g[{i}]', mills_g, a, GELU_EDGES[i + 1], GELU_DEG, shift=mid,
+                     seq=GELU_SEQ, pair=False)
+        worst = max(worst, rel)
+        for j in range(GELU_DEG + 1):
+            rows[j].append(c[j])
+    print(f'/* worst piece 2^{float(mp.log(worst, 2)):.1f} */')
+    print('{' + ', '.join(fhex(v) for v in mids) + '}')
+    for j, r in enumerate(rows):
+        print('  {' + ', '.join(fhex(v) for v in r) + '}, /* c%d */ \\' % j)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == 'fma':
+        fma_fits()
+        return
     print('/* expm1 kernel q(r), |r| <= ln2/2 */')
     fit('expm1_q', expm1_q, -0.35, 0.35, 6)
     print('/* log1p kernel R(z)/z, z = w^2, |w| <= 3 - 2 sqrt(2) */')
     fit('log1p_r', log1p_r, 0, 0.0295, 4)
     print('/* tanhshrink T(s), s = x^2 <= 1 */')
     fit('tanhshrink_t', tanhshrink_t, 0, 1, 9, seq=4)
-    print('/* Phi central P(s), s = x^2 <= (43/64)^2 */')
-    fit('phi_central', phi_central, 0, (43 / 64) ** 2, 7)
-    print('/* Mills tail g(t) pieces */')
-    bps = [43 / 64, 1.0, 1.5, 2.25, 3.375, 5.0, 7.5, 11.0, 14.75]
-    import sys
-    deg = int(sys.argv[1]) if len(sys.argv) > 1 else 9
-    for i in range(8):
-        a, b = bps[i], bps[i + 1]
-        mid = f32((a + b) / 2)
-        fit(f'g[{i}]', mills_g, a, b, deg, shift=mid)
 
 
 if __name__ == '__main__':

@@ -1,7 +1,10 @@
 #!/bin/sh
 # Compile src/arith/act.h as CUDA device code (no GPU needed) and check the generated PTX
-# for what would break bit-identity with the CPU backends: a fused multiply-add (nvcc
-# contracts a*b+c unless -fmad=false), approximate division or transcendental instructions.
+# for what would break bit-identity with the CPU backends: approximate division or
+# transcendental instructions, and contracted multiply-adds. The FMA activations call
+# fmaf() (act_fexp.h), one fma.rn.f32 each whatever -fmad says; -fmad=false forbids nvcc
+# to fuse a written-out a*b+c (it would otherwise), so the check also compiles with
+# -fmad=true and requires more fma there: proof that the flag is what keeps them apart.
 # Usage: tools/check_act_cuda.sh [nvcc]
 set -eu
 NVCC=${1:-nvcc}
@@ -16,10 +19,17 @@ __global__ void act_check_kernel(int act, float param, const float *x, float *y,
 }
 float act_check_host(float x) { return actq_act_forward(ACTQ_ACT_GELU, 0.0f, x); }
 CU
-"$NVCC" -x cu -std=c++17 -fmad=false -I"$root" -c "$tmp/act_check.cu" -o "$tmp/act_check.o"
-"$NVCC" -x cu -std=c++17 -fmad=false -I"$root" -ptx "$tmp/act_check.cu" -o "$tmp/act_check.ptx"
-if grep -E 'fma\.|div\.(approx|full)|ex2\.|lg2\.|rcp\.approx|sqrt\.approx' "$tmp/act_check.ptx"; then
-  echo "act.h: PTX has contracted or approximate instructions (above)" >&2
+"$NVCC" -x cu -std=c++17 -fmad=false -I"$root" -I"$root/include" -c "$tmp/act_check.cu" -o "$tmp/act_check.o"
+"$NVCC" -x cu -std=c++17 -fmad=false -I"$root" -I"$root/include" -ptx "$tmp/act_check.cu" -o "$tmp/act_check.ptx"
+if grep -E 'div\.(approx|full)|ex2\.|lg2\.|rcp\.approx|sqrt\.approx' "$tmp/act_check.ptx"; then
+  echo "act.h: PTX has approximate instructions (above)" >&2
   exit 1
 fi
-echo "act.h compiles as CUDA device code; PTX has no fma and only IEEE division"
+"$NVCC" -x cu -std=c++17 -fmad=true -I"$root" -I"$root/include" -ptx "$tmp/act_check.cu" -o "$tmp/act_fused.ptx"
+explicit=$(grep -c 'fma\.rn\.f32' "$tmp/act_check.ptx" || true)
+fused=$(grep -c 'fma\.rn\.f32' "$tmp/act_fused.ptx" || true)
+if [ "$fused" -le "$explicit" ]; then
+  echo "act.h: -fmad=true gives no more fma than -fmad=false ($fused, $explicit)" >&2
+  exit 1
+fi
+echo "act.h compiles as CUDA device code; PTX has only IEEE division and $explicit explicit fma ($fused with -fmad=true)"

@@ -8,7 +8,8 @@
  *   cc -O3 -mavx2 -mfma -mf16c -ffp-contract=off -fno-fast-math -I. -Iinclude \
  *      bench/floor/act_ilp.c -o act_ilp && ./act_ilp
  *
- * Prints ns per element (best of 7 runs of 2000 passes) for GELU, SiLU, Sigmoid and Tanh.
+ * Prints ns per element (best of 7 runs of 2000 passes) for GELU, SiLU, Sigmoid, Tanh and
+ * GELU_TANH.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ RUNNERS(gelu, actq_avx2_act_gelu)
 RUNNERS(silu, actq_avx2_act_silu)
 RUNNERS(sigmoid, actq_avx2_act_sigmoid)
 RUNNERS(tanh, actq_avx2_act_tanh)
+RUNNERS(gelu_tanh, actq_avx2_act_gelu_tanh)
 
 static double now(void) {
   struct timespec t;
@@ -72,7 +74,8 @@ int main(void) {
   } acts[] = {{"gelu", {gelu_1, gelu_2, gelu_4}},
               {"silu", {silu_1, silu_2, silu_4}},
               {"sigmoid", {sigmoid_1, sigmoid_2, sigmoid_4}},
-              {"tanh", {tanh_1, tanh_2, tanh_4}}};
+              {"tanh", {tanh_1, tanh_2, tanh_4}},
+              {"gelu_tanh", {gelu_tanh_1, gelu_tanh_2, gelu_tanh_4}}};
   if (!__builtin_cpu_supports("avx2")) {
     puts("no AVX2 on this CPU");
     return 0;

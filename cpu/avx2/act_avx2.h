@@ -7,10 +7,13 @@
  * has the bits of the scalar function at lane i of the input, for every input; the test
  * tests/arith/test_act.c checks that over the same inputs as the accuracy test.
  *
- * The functions carry target("avx2") (no "fma": the compiler can then never contract a
- * multiply and an add) and are meant to be inlined into an AVX2 kernel; callers must
- * check the CPU first. Every number (coefficient, threshold, piece edge) and the list of
- * activations come from src/arith/act*.h, so that a change there reaches both versions.
+ * The functions carry target("avx2,fma") and are meant to be inlined into an AVX2 kernel
+ * (cpu/isa.c selects AVX2 only with FMA); callers must check the CPU first. A fused
+ * multiply-add appears only where the scalar twin calls fmaf(): includers compile with
+ * -ffp-contract=off (the library's flags, the tests', bench/floor's), so that no
+ * _mm256_mul_ps / _mm256_add_ps pair is ever fused. Every number (coefficient, threshold,
+ * piece edge) and the list of activations come from src/arith/act*.h, so that a change
+ * there reaches both versions.
  */
 #ifndef ACTQ_CPU_AVX2_ACT_AVX2_H
 #define ACTQ_CPU_AVX2_ACT_AVX2_H
@@ -19,7 +22,7 @@
 
 #include "src/arith/act.h"
 
-#define ACTQ_AVX2_ACT_FN static inline __attribute__((target("avx2")))
+#define ACTQ_AVX2_ACT_FN static inline __attribute__((target("avx2,fma")))
 
 /* ---- lane-wise helpers ------------------------------------------------------------------ */
 
@@ -143,120 +146,132 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
   return _mm256_sub_ps(_mm256_mul_ps(jf, _mm256_set1_ps(ACTQ_LN2_F)), t);
 }
 
-/* ---- normal CDF pieces (act_ncdf.h) --------------------------------------------------------- */
+/* ---- the FMA exp kernel (act_fexp.h) ------------------------------------------------------ */
 
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_central_p(__m256 s) {
-  __m256 p;
-  ACTQ_AVX2_HORNER(ACTQ_NCDF_CENTRAL_POLY, p, s);
-  return p;
+#define ACTQ_AVX2_FHORNER_FIRST(p, x, c) p = _mm256_set1_ps(c);
+#define ACTQ_AVX2_FHORNER_NEXT(p, x, c) p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(c));
+#define ACTQ_AVX2_FHORNER(LIST, p, x) LIST(ACTQ_AVX2_FHORNER_FIRST, ACTQ_AVX2_FHORNER_NEXT, p, x)
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_fexp_reduce(__m256 h, float magic_s, __m256 *t) {
+  __m256 magic = _mm256_set1_ps(magic_s);
+  __m256 tt = _mm256_fmadd_ps(h, _mm256_set1_ps(ACTQ_LOG2E_F), magic);
+  __m256 kf = _mm256_sub_ps(tt, magic);
+  *t = tt;
+  return _mm256_fmadd_ps(kf, _mm256_set1_ps(-ACTQ_LN2_LO_LOG_F),
+                         _mm256_fmadd_ps(kf, _mm256_set1_ps(-ACTQ_LN2_F), h));
 }
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_fexp_pow2(__m256 t) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23));
+}
+
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_fexp_q(__m256 r) {
+  __m256 q;
+  ACTQ_AVX2_FHORNER(ACTQ_FEXP_Q_POLY, q, r);
+  return _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
+}
+
+/* ---- the normal tail (act_ncdf.h) ----------------------------------------------------------- */
 
 /* each table row is one 8-float load that vpermps indexes by piece */
 typedef char actq_avx2_ncdf_npiece_is_8[ACTQ_NCDF_NPIECE == 8 ? 1 : -1];
 
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_tail_g(__m256 t) {
-  /* piece index = number of inner edges <= t; each true compare is -1 */
-  __m256i i = _mm256_setzero_si256();
-#define ACTQ_AVX2_NCDF_COUNT_EDGE(i, t, e) \
-  i = _mm256_sub_epi32(i, _mm256_castps_si256(actq_avx2_act_ge(t, _mm256_set1_ps(e))));
-  ACTQ_NCDF_EDGES(ACTQ_AVX2_NCDF_COUNT_EDGE, i, t);
-#undef ACTQ_AVX2_NCDF_COUNT_EDGE
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_g(__m256 t) {
+  __m256i i = _mm256_castps_si256(_mm256_add_ps(t, _mm256_set1_ps(1.0f)));
+  i = _mm256_sub_epi32(_mm256_srli_epi32(i, ACTQ_NCDF_PIECE_SHIFT),
+                       _mm256_set1_epi32(ACTQ_NCDF_PIECE_BASE));
   __m256 u = _mm256_sub_ps(t, _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_mid_host), i));
 #define ACTQ_AVX2_NCDF_C(j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_coef_host[j]), i)
-  __m256 p = ACTQ_AVX2_NCDF_C(10);
-  for (int j = 9; j >= 1; j--)
-    p = _mm256_add_ps(_mm256_mul_ps(p, u), ACTQ_AVX2_NCDF_C(j));
-  p = _mm256_add_ps(p, ACTQ_AVX2_NCDF_C(0));
+  __m256 p = ACTQ_AVX2_NCDF_C(ACTQ_NCDF_DEG);
+  for (int j = ACTQ_NCDF_DEG - 1; j >= 0; j--) p = _mm256_fmadd_ps(p, u, ACTQ_AVX2_NCDF_C(j));
 #undef ACTQ_AVX2_NCDF_C
   return p;
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_neg_half_square(__m256 t, __m256 *lo) {
-  __m256 th = actq_avx2_act_hi12(t);
-  __m256 tl = _mm256_sub_ps(t, th);
-  __m256 mhalf = _mm256_set1_ps(-0.5f);
-  *lo = _mm256_mul_ps(mhalf, _mm256_mul_ps(tl, _mm256_add_ps(t, th)));
-  return _mm256_mul_ps(mhalf, _mm256_mul_ps(th, th));
 }
 
 /* ---- activations (act.h) ------------------------------------------------------------------ */
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu(__m256 x) {
-  const __m256 zero = _mm256_setzero_ps();
-  __m256 t = actq_avx2_act_abs(x);
-  __m256 s = _mm256_mul_ps(x, x);
-  __m256 y_central = _mm256_mul_ps(
-      x, _mm256_add_ps(_mm256_set1_ps(0.5f), _mm256_mul_ps(x, actq_avx2_act_ncdf_central_p(s))));
-  __m256 tt = _mm256_min_ps(t, _mm256_set1_ps(ACTQ_NCDF_TAIL_MAX_F));
-  __m256 g = actq_avx2_act_ncdf_tail_g(tt);
-  __m256 lo;
-  __m256 hi = actq_avx2_act_neg_half_square(tt, &lo);
-  __m256i k;
-  __m256 p = actq_avx2_act_exp_reduce(hi, lo, &k);
-  __m256 a = _mm256_mul_ps(x, g);
-  __m256 y_neg = actq_avx2_act_scale2k(_mm256_add_ps(a, _mm256_mul_ps(a, p)), k);
-  __m256 q = actq_avx2_act_scale2k(_mm256_add_ps(g, _mm256_mul_ps(g, p)), k);
-  __m256 y_pos = _mm256_mul_ps(x, _mm256_sub_ps(_mm256_set1_ps(1.0f), q));
-  __m256 y = actq_avx2_act_sel(actq_avx2_act_lt(x, zero), y_neg, y_pos);
-  y = actq_avx2_act_sel(actq_avx2_act_lt(t, _mm256_set1_ps(ACTQ_NCDF_CENTRAL_MAX_F)), y_central, y);
-  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(-ACTQ_NCDF_TAIL_MAX_F)),
-                           _mm256_set1_ps(-0.0f), y);
+  const __m256 one = _mm256_set1_ps(1.0f), m64 = _mm256_set1_ps(ACTQ_FEXP_2M64_F);
+  __m256 t = _mm256_min_ps(actq_avx2_act_abs(x), _mm256_set1_ps(ACTQ_NCDF_TAIL_MAX_F));
+  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(-ACTQ_NCDF_TAIL_MAX_F));
+  __m256 g = actq_avx2_act_ncdf_g(t);
+  __m256 tm = _mm256_mul_ps(_mm256_set1_ps(-0.5f), t);
+  __m256 h = _mm256_mul_ps(t, tm);
+  __m256 l = _mm256_fmsub_ps(t, tm, h);
+  __m256 tk;
+  __m256 r = _mm256_add_ps(actq_avx2_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk), l);
+  __m256 gs = _mm256_mul_ps(_mm256_fmadd_ps(_mm256_mul_ps(g, actq_avx2_fexp_q(r)), r, g),
+                            actq_avx2_fexp_pow2(tk));
+  __m256 y_neg = _mm256_mul_ps(_mm256_mul_ps(xc, gs), m64);
+  __m256 y_pos = _mm256_mul_ps(x, _mm256_sub_ps(one, _mm256_mul_ps(gs, m64)));
+  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, y_pos);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu_tanh(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 one = _mm256_set1_ps(1.0f), msign = _mm256_set1_ps(-0.0f);
+  const __m256 m64 = _mm256_set1_ps(ACTQ_FEXP_2M64_F);
+  const __m256 c3h = _mm256_set1_ps(ACTQ_GELU_TANH_C3_HI);
   __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MIN_F)),
                             _mm256_set1_ps(ACTQ_GELU_TANH_X_MAX_F));
-  __m256 sl, ml, wl, vl;
-  __m256 c3h = _mm256_set1_ps(ACTQ_GELU_TANH_C3_HI);
-  __m256 sh = actq_avx2_act_two_prod(xc, xc, &sl);
-  __m256 mh = actq_avx2_act_two_prod(c3h, sh, &ml);
-  ml = _mm256_add_ps(ml, _mm256_add_ps(_mm256_mul_ps(c3h, sl),
-                                       _mm256_mul_ps(_mm256_set1_ps(ACTQ_GELU_TANH_C3_LO), sh)));
-  __m256 wh = actq_avx2_act_two_sum(_mm256_set1_ps(ACTQ_GELU_TANH_C1_HI), mh, &wl);
-  wl = _mm256_add_ps(wl, _mm256_add_ps(ml, _mm256_set1_ps(ACTQ_GELU_TANH_C1_LO)));
-  __m256 vh = actq_avx2_act_two_prod(xc, wh, &vl);
-  vl = _mm256_add_ps(vl, _mm256_mul_ps(xc, wl));
+  __m256 s = _mm256_mul_ps(xc, xc);
+  __m256 sl = _mm256_fmsub_ps(xc, xc, s);
+  __m256 p = _mm256_mul_ps(c3h, s);
+  __m256 pl = _mm256_fmsub_ps(c3h, s, p);
+  __m256 wl;
+  __m256 wh = actq_avx2_act_two_sum(_mm256_set1_ps(ACTQ_GELU_TANH_C1_HI), p, &wl);
+  __m256 c = _mm256_fmadd_ps(_mm256_set1_ps(ACTQ_GELU_TANH_C3_LO), s,
+                             _mm256_fmadd_ps(c3h, sl, pl));
+  wl = _mm256_add_ps(wl, _mm256_add_ps(c, _mm256_set1_ps(ACTQ_GELU_TANH_C1_LO)));
+  __m256 vh = _mm256_mul_ps(xc, wh);
+  __m256 vl = _mm256_fmadd_ps(xc, wl, _mm256_fmsub_ps(xc, wh, vh));
   __m256 neg = actq_avx2_act_lt(x, _mm256_setzero_ps());
-  __m256 msign = _mm256_set1_ps(-0.0f);
-  __m256 ah = actq_avx2_act_sel(neg, vh, _mm256_xor_ps(vh, msign));
-  __m256 al = actq_avx2_act_sel(neg, vl, _mm256_xor_ps(vl, msign));
-  __m256i k;
-  __m256 p = actq_avx2_act_exp_reduce(ah, al, &k);
-  __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
-  __m256 y = _mm256_div_ps(
-      actq_avx2_act_sel(neg, actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k), x),
-      den);
+  __m256 ah = _mm256_max_ps(actq_avx2_act_sel(neg, vh, _mm256_xor_ps(vh, msign)),
+                            _mm256_set1_ps(ACTQ_FEXP_ARG_MIN_F));
+  __m256 tk;
+  __m256 r = _mm256_add_ps(actq_avx2_fexp_reduce(ah, ACTQ_FEXP_MAGIC_LOW_F, &tk),
+                           actq_avx2_act_sel(neg, vl, _mm256_xor_ps(vl, msign)));
+  __m256 es = _mm256_mul_ps(_mm256_fmadd_ps(actq_avx2_fexp_q(r), r, one), actq_avx2_fexp_pow2(tk));
+  __m256 num = actq_avx2_act_sel(neg, _mm256_mul_ps(_mm256_mul_ps(xc, es), m64), x);
+  __m256 y = _mm256_div_ps(num, _mm256_add_ps(one, _mm256_mul_ps(es, m64)));
   y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MAX_F)), x, y);
   return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MIN_F)), msign, y);
 }
 
+/* e^-|x| 2^64 (Sigmoid, SiLU) */
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_exp_neg_abs_2p64(__m256 x) {
+  __m256 h = _mm256_max_ps(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)),
+                           _mm256_set1_ps(ACTQ_FEXP_ARG_MIN_F));
+  __m256 tk;
+  __m256 r = actq_avx2_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk);
+  return _mm256_mul_ps(_mm256_fmadd_ps(actq_avx2_fexp_q(r), r, _mm256_set1_ps(1.0f)),
+                       actq_avx2_fexp_pow2(tk));
+}
+
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sigmoid(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.0f);
-  __m256i k;
-  __m256 a = _mm256_xor_ps(actq_avx2_act_abs(x), _mm256_set1_ps(-0.0f));
-  __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
-  __m256 e = actq_avx2_act_scale2k(_mm256_add_ps(one, p), k);
-  __m256 den = _mm256_add_ps(one, e);
-  return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), e, one), den);
+  __m256 e = _mm256_mul_ps(actq_avx2_act_exp_neg_abs_2p64(x), _mm256_set1_ps(ACTQ_FEXP_2M64_F));
+  return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), e, one),
+                       _mm256_add_ps(one, e));
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_silu(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  __m256i k;
-  __m256 a = _mm256_xor_ps(actq_avx2_act_abs(x), _mm256_set1_ps(-0.0f));
-  __m256 p = actq_avx2_act_exp_reduce(a, _mm256_setzero_ps(), &k);
-  __m256 den = _mm256_add_ps(one, actq_avx2_act_scale2k(_mm256_add_ps(one, p), k));
-  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(ACTQ_SILU_X_MIN_F));
-  __m256 y_neg = actq_avx2_act_scale2k(_mm256_add_ps(xc, _mm256_mul_ps(xc, p)), k);
-  return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, x), den);
+  const __m256 m64 = _mm256_set1_ps(ACTQ_FEXP_2M64_F);
+  __m256 es = actq_avx2_act_exp_neg_abs_2p64(x);
+  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(ACTQ_FEXP_ARG_MIN_F));
+  __m256 num = actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()),
+                                 _mm256_mul_ps(_mm256_mul_ps(xc, es), m64), x);
+  return _mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(es, m64)));
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanh(__m256 x) {
-  __m256 em = actq_avx2_act_expm1(_mm256_mul_ps(_mm256_set1_ps(-2.0f), actq_avx2_act_abs(x)));
-  __m256 y = _mm256_div_ps(_mm256_xor_ps(em, _mm256_set1_ps(-0.0f)),
-                           _mm256_add_ps(_mm256_set1_ps(2.0f), em));
-  return actq_avx2_act_with_sign(y, x);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 h = _mm256_max_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), actq_avx2_act_abs(x)),
+                           _mm256_set1_ps(ACTQ_EXPM1_ARG_MIN_F));
+  __m256 tk;
+  __m256 r = actq_avx2_fexp_reduce(h, ACTQ_FEXP_MAGIC_F, &tk);
+  __m256 s = actq_avx2_fexp_pow2(tk);
+  __m256 em = _mm256_fmadd_ps(s, _mm256_mul_ps(r, actq_avx2_fexp_q(r)), _mm256_sub_ps(s, one));
+  return actq_avx2_act_with_sign(_mm256_div_ps(em, _mm256_sub_ps(_mm256_set1_ps(-2.0f), em)), x);
 }
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink_t(__m256 s) {

@@ -2,13 +2,17 @@
  *
  * fewbit_encode writes these y on every backend, so each function is a fixed sequence of
  * correctly rounded float32 operations with selects for branches (act_exp.h states the
- * rules); cpu/avx2/act_avx2.h repeats each one on 8 lanes with the same bits. Accuracy
- * against double-precision references (tests/support/act_ref.h): within 4 ulp for every
- * input whose result is a normal float, absolute error within 4 * 2^-149 where the exact
- * result is subnormal. Max errors in ulp found by tools/act_scan.c, exhaustive over
+ * rules); cpu/avx2/act_avx2.h repeats each one on 8 lanes with the same bits. GELU,
+ * GELU_TANH, SiLU, Sigmoid and Tanh are built for throughput on the FMA exp kernel of
+ * act_fexp.h (fmaf is one correctly rounded operation on every backend), GELU's tail with
+ * one polynomial per piece chosen by index (act_ncdf.h); the others keep act_exp.h's
+ * kernel without FMA.
+ * Accuracy against double-precision references (tests/support/act_ref.h): within 4 ulp
+ * for every input whose result is a normal float, absolute error within 4 * 2^-149 where
+ * the exact result is subnormal. Max errors in ulp found by tools/act_scan.c, exhaustive over
  * |x| in [2^-37, 2^33) (outside, only limits and first-order terms are computed, covered by
  * tests/arith/test_act.c's random and hard inputs):
- *   GELU 2.91  GELU_TANH 2.91  SiLU 2.79  Sigmoid 2.40  Tanh 2.50  Mish 2.82
+ *   GELU 2.71  GELU_TANH 3.40  SiLU 3.34  Sigmoid 2.40  Tanh 2.57  Mish 2.82
  *   Tanhshrink 3.13  Softplus(1) 1.64, (4) 1.64, (0.7) 2.52  LogSigmoid 1.64
  *   ELU(1) 0.85  SELU 1.86  CELU(0.7) 2.01, (2) 0.85  Hardswish 1.91
  *   Hardsigmoid 1.00  Softsign 1.50  LeakyReLU 0.5  ReLU, ReLU6, Hardtanh exact.
@@ -30,6 +34,7 @@
 #define ACTQ_ARITH_ACT_H
 
 #include "src/arith/act_exp.h"
+#include "src/arith/act_fexp.h"
 #include "src/arith/act_log.h"
 #include "src/arith/act_ncdf.h"
 
@@ -58,7 +63,6 @@ enum {
  * so that a discarded branch stays finite; the functions below say why each holds. */
 #define ACTQ_GELU_TANH_X_MIN_F (-20.0f)
 #define ACTQ_GELU_TANH_X_MAX_F 10.0f
-#define ACTQ_SILU_X_MIN_F (-200.0f)
 #define ACTQ_TANHSHRINK_SERIES_MAX_F 1.0f
 #define ACTQ_SOFTPLUS_PAIR_MAX_F 200.0f
 #define ACTQ_SOFTPLUS_LINEAR_F 20.0f
@@ -69,79 +73,92 @@ enum {
 #define ACTQ_MISH_NEG_SPLIT_F (-0.75f)
 #define ACTQ_SOFTSIGN_BIG_F 0x1.0p26f
 
-/* GELU(x) = x Phi(x), Phi from act_ncdf.h. The negative tail is x e^(-t^2/2) g(t) with
- * the exp's 1 + p unrounded (actq_mul_exp's trick); it is -0 below -14.75 (the exact
- * value is below 2^-150 from -14.357 on). The positive tail is x (1 - Q(t)). */
+/* GELU(x) = x Phi(x) = x (1 - Q(t)) for x >= 0, x Q(t) below, t = |x| (act_ncdf.h):
+ * Q = g e^(-t^2/2), e^(-t^2/2) = e^r 2^(k+64) 2^-64 from the FMA kernel, and x Q is scaled
+ * by 2^-64 last, so that it is rounded once where it is subnormal. t is clamped to 14.75
+ * and x to -14.75 (x Q rounds to -0 there: the exact value is below 2^-150 from -14.357
+ * on), so -Inf gives -0 and +Inf gives +Inf (1 - Q) = +Inf. */
 ACTQ_HD float actq_act_gelu(float x) {
-  float t = actq_act_abs(x);
-  float s = x * x;
-  float y_central = x * (0.5f + x * actq_ncdf_central_p(s));
-  float tt = actq_act_min(t, ACTQ_NCDF_TAIL_MAX_F);
-  float g = actq_ncdf_tail_g(tt);
-  float lo;
-  float hi = actq_neg_half_square(tt, &lo);
-  int k;
-  float p = actq_exp_reduce(hi, lo, &k);
-  float a = x * g;
-  float y_neg = actq_scale2k(a + a * p, k);
-  float q = actq_scale2k(g + g * p, k);
-  float y_pos = x * (1.0f - q);
-  float y = x < 0.0f ? y_neg : y_pos;
-  y = t < ACTQ_NCDF_CENTRAL_MAX_F ? y_central : y;
-  return x < -ACTQ_NCDF_TAIL_MAX_F ? -0.0f : y;
+  float t = actq_act_min(actq_act_abs(x), ACTQ_NCDF_TAIL_MAX_F);
+  float xc = actq_act_max(x, -ACTQ_NCDF_TAIL_MAX_F);
+  float g = actq_ncdf_g(t);
+  float tm = -0.5f * t;
+  float h = t * tm;
+  float l = fmaf(t, tm, -h); /* -t^2/2 = h + l exactly */
+  float tk;
+  float r = actq_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk) + l;
+  /* g e^r = g + (g Q(r)) r, rounded once; times 2^(k+64): Q 2^64, a normal float */
+  float gs = fmaf(g * actq_fexp_q(r), r, g) * actq_fexp_pow2(tk);
+  float y_neg = (xc * gs) * ACTQ_FEXP_2M64_F;
+  float y_pos = x * (1.0f - gs * ACTQ_FEXP_2M64_F);
+  return x < 0.0f ? y_neg : y_pos;
 }
 
 /* GELU_TANH(x) = x sigmoid(v), v = x (C1 + C3 x^2). For x < 0 the result is ~ x e^v with
  * |v| up to 100 before it underflows, so v is carried as a float pair (error ~2^-40 |v|):
- * a float v would put |v| 2^-24 (up to 6 ulp) into the exponent. x > 10: x; x < -20: -0. */
+ * a float v would put |v| 2^-24 (up to 6 ulp) into the exponent. The pair takes exact
+ * products from fmaf (x^2, C3_HI x^2, x w) and one two-sum (C1 + C3 x^2). Then SiLU's
+ * form on e^-|v| from the FMA kernel: x/(1+e) for x >= 0, (x es) 2^-64/(1+e) below.
+ * x > 10: x; x < -20: -0. */
 ACTQ_HD float actq_act_gelu_tanh(float x) {
   float xc = actq_act_min(actq_act_max(x, ACTQ_GELU_TANH_X_MIN_F), ACTQ_GELU_TANH_X_MAX_F);
-  float sl, ml, wl, vl;
-  float sh = actq_act_two_prod(xc, xc, &sl);
-  float mh = actq_act_two_prod(ACTQ_GELU_TANH_C3_HI, sh, &ml);
-  ml = ml + (ACTQ_GELU_TANH_C3_HI * sl + ACTQ_GELU_TANH_C3_LO * sh);
-  float wh = actq_act_two_sum(ACTQ_GELU_TANH_C1_HI, mh, &wl);
-  wl = wl + (ml + ACTQ_GELU_TANH_C1_LO);
-  float vh = actq_act_two_prod(xc, wh, &vl);
-  vl = vl + xc * wl;
+  float s = xc * xc;
+  float sl = fmaf(xc, xc, -s);
+  float p = ACTQ_GELU_TANH_C3_HI * s;
+  float pl = fmaf(ACTQ_GELU_TANH_C3_HI, s, -p);
+  float wl;
+  float wh = actq_act_two_sum(ACTQ_GELU_TANH_C1_HI, p, &wl);
+  float c = fmaf(ACTQ_GELU_TANH_C3_LO, s, fmaf(ACTQ_GELU_TANH_C3_HI, sl, pl));
+  wl = wl + (c + ACTQ_GELU_TANH_C1_LO);
+  float vh = xc * wh;
+  float vl = fmaf(xc, wl, fmaf(xc, wh, -vh)); /* v = vh + vl */
   int neg = x < 0.0f;
-  /* e^(-|v|) = 2^k (1 + p) */
-  float ah = neg ? vh : -vh;
-  float al = neg ? vl : -vl;
-  int k;
-  float p = actq_exp_reduce(ah, al, &k);
-  float den = 1.0f + actq_scale2k(1.0f + p, k);
-  /* one division: the branches share the denominator */
-  float y = (neg ? actq_scale2k(xc + xc * p, k) : x) / den;
+  float ah = actq_act_max(neg ? vh : -vh, ACTQ_FEXP_ARG_MIN_F);
+  float tk;
+  float r = actq_fexp_reduce(ah, ACTQ_FEXP_MAGIC_LOW_F, &tk) + (neg ? vl : -vl);
+  float es = fmaf(actq_fexp_q(r), r, 1.0f) * actq_fexp_pow2(tk); /* e^-|v| 2^64 */
+  float num = neg ? (xc * es) * ACTQ_FEXP_2M64_F : x;
+  float y = num / (1.0f + es * ACTQ_FEXP_2M64_F); /* one division */
   y = x > ACTQ_GELU_TANH_X_MAX_F ? x : y;
   return x < ACTQ_GELU_TANH_X_MIN_F ? -0.0f : y;
 }
 
-/* sigmoid(x): e = e^(-|x|); 1/(1+e) for x >= 0, e/(1+e) below */
+/* sigmoid(x): e = e^-|x| = E 2^(k+64) 2^-64 from the FMA kernel (|x| clamped to 110,
+ * where e rounds to 0); 1/(1+e) for x >= 0, e/(1+e) below, one division for both. */
 ACTQ_HD float actq_act_sigmoid(float x) {
-  int k;
-  float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
-  float e = actq_scale2k(1.0f + p, k);
-  float den = 1.0f + e;
-  return (x < 0.0f ? e : 1.0f) / den; /* one division for both branches */
+  float h = actq_act_max(-actq_act_abs(x), ACTQ_FEXP_ARG_MIN_F);
+  float tk;
+  float r = actq_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk);
+  float e = (fmaf(actq_fexp_q(r), r, 1.0f) * actq_fexp_pow2(tk)) * ACTQ_FEXP_2M64_F;
+  return (x < 0.0f ? e : 1.0f) / (1.0f + e);
 }
 
-/* SiLU(x) = x sigmoid(x): x/(1+e) for x >= 0, 2^k (x + x p)/(1+e) below, so that x e^x
- * stays accurate where e^x alone is subnormal (x < -87.3; the product is normal down to
- * x = -82.9... and -100 has x e^x = 3.7e-42 subnormal either way). */
+/* SiLU(x) = x sigmoid(x): x/(1+e) for x >= 0, x e/(1+e) below, with x e = (x es) 2^-64
+ * from es = e 2^64 (normal), so that x e^x is rounded once where e^x alone would already
+ * be subnormal (x < -87.3; the product is normal down to x = -82.9...). x is clamped at
+ * -110 with the kernel's argument (x e^x rounds to -0 there). */
 ACTQ_HD float actq_act_silu(float x) {
-  int k;
-  float p = actq_exp_reduce(-actq_act_abs(x), 0.0f, &k);
-  float den = 1.0f + actq_scale2k(1.0f + p, k);
-  float xc = actq_act_max(x, ACTQ_SILU_X_MIN_F);
-  return (x < 0.0f ? actq_scale2k(xc + xc * p, k) : x) / den; /* one division */
+  float h = actq_act_max(-actq_act_abs(x), ACTQ_FEXP_ARG_MIN_F);
+  float tk;
+  float r = actq_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk);
+  float es = fmaf(actq_fexp_q(r), r, 1.0f) * actq_fexp_pow2(tk);
+  float xc = actq_act_max(x, ACTQ_FEXP_ARG_MIN_F);
+  float num = x < 0.0f ? (xc * es) * ACTQ_FEXP_2M64_F : x;
+  return num / (1.0f + es * ACTQ_FEXP_2M64_F); /* one division */
 }
 
-/* tanh(x) = -expm1(-2|x|) / (2 + expm1(-2|x|)) with x's sign: no cancellation, no
- * overflow (expm1 of a non-positive argument lies in [-1, 0]). */
+/* tanh(x) = -expm1(h) / (2 + expm1(h)), h = -2|x|, with x's sign: no cancellation, no
+ * overflow (expm1 of a non-positive argument lies in [-1, 0]). expm1(h) = 2^k e^r - 1 =
+ * fmaf(2^k, r Q(r), 2^k - 1), rounded once: 2^k - 1 is exact for k >= -24 and beyond it
+ * errs by less than 2^-24 of the result; near 0 it is r Q(r), no cancellation. h is
+ * clamped at -40 (expm1 rounds to -1 from -17.4 on). */
 ACTQ_HD float actq_act_tanh(float x) {
-  float em = actq_expm1f(-2.0f * actq_act_abs(x));
-  return actq_act_with_sign(-em / (2.0f + em), x);
+  float h = actq_act_max(-2.0f * actq_act_abs(x), ACTQ_EXPM1_ARG_MIN_F);
+  float tk;
+  float r = actq_fexp_reduce(h, ACTQ_FEXP_MAGIC_F, &tk);
+  float s = actq_fexp_pow2(tk);
+  float em = fmaf(s, r * actq_fexp_q(r), s - 1.0f);
+  return actq_act_with_sign(em / (-2.0f - em), x);
 }
 
 /* x - tanh(x) for |x| < 1: x s T(s), s = x^2, T a degree-9 fit of (x - tanh x)/x^3

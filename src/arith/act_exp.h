@@ -1,4 +1,5 @@
-/* act_exp.h - float32 exp, expm1 and a*exp for the activation forwards (act.h).
+/* act_exp.h - float32 exp, expm1 and a*exp for the activation forwards (act.h) other than
+ * GELU, GELU_TANH, SiLU, Sigmoid and Tanh, which use the FMA kernel of act_fexp.h.
  *
  * Every function is a fixed sequence of correctly rounded float32 operations (+ - * /,
  * comparisons used as selects, exact float<->int conversions and exponent-field bit
@@ -15,7 +16,7 @@
  * expm1(r) = r + r^2 q(r) with q a degree-6 fit (tools/act_fit.py, error 2^-30.3), and the
  * result 2^k (1 + expm1(r)) is scaled in two exact power-of-two steps so that results in
  * the subnormal range are rounded once and 2^k never has to be representable.
- * Functions that multiply by exp (x e^x, g e^(-t^2/2)) take the 1 + p factor unrounded:
+ * Functions that multiply by exp (Mish's x e^x) take the 1 + p factor unrounded:
  * a e^x = 2^k (a + a p), which saves one rounding against a * expf(x).
  */
 #ifndef ACTQ_ARITH_ACT_EXP_H
