@@ -32,6 +32,7 @@
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/prefetch.h"
+#include "cpu/stream.h"
 #include "cpu/ref/ref.h"
 
 /* Shortest group for the lookup path: building the two planes costs about as much as
@@ -91,7 +92,7 @@ static inline __m256 pow2_neg(__m256i sh) {
 
 static inline __attribute__((always_inline)) void dequantize_groups_t(
     const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed,
-    actq_dtype dt, uint32_t bits) {
+    actq_dtype dt, uint32_t bits, int nt) {
   const actq_grid *gr = &job->grid;
   const size_t base = r * gr->cols;
   const uint8_t *row_end = row_packed + actq_stream_bytes(gr->cols, bits);
@@ -146,8 +147,8 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
           a = _mm256_blendv_epi8(a, _mm256_shuffle_epi8(lo1, q), upper);
           b = _mm256_blendv_epi8(b, _mm256_shuffle_epi8(hi1, q), upper);
         }
-        _mm256_storeu_si256((__m256i *)(y16 + base + c), _mm256_unpacklo_epi8(a, b));
-        _mm256_storeu_si256((__m256i *)(y16 + base + c + 16), _mm256_unpackhi_epi8(a, b));
+        actq_avx2_store16h_nt(y16, base + c, _mm256_unpacklo_epi8(a, b), nt);
+        actq_avx2_store16h_nt(y16, base + c + 16, _mm256_unpackhi_epi8(a, b), nt);
         in += 4 * bits;
       }
     }
@@ -163,7 +164,7 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
               _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, lo8)), vs, vm));
           __m256i o = _mm256_castps_si256(
               _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, hi8)), vs_o, vm));
-          _mm256_storeu_si256((__m256i *)(y16 + base + c), bf16_round_eo(e, o));
+          actq_avx2_store16h_nt(y16, base + c, bf16_round_eo(e, o), nt);
           in += 16;
         }
       } else if (dt == ACTQ_BF16 && bits >= 5) {
@@ -183,7 +184,7 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
           o = _mm256_and_si256(_mm256_shuffle_epi8(src, io), keep_o);
           e = _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(e), vs_e, vm));
           o = _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(o), vs_o, vm));
-          _mm256_storeu_si256((__m256i *)(y16 + base + c), bf16_round_eo(e, o));
+          actq_avx2_store16h_nt(y16, base + c, bf16_round_eo(e, o), nt);
           in += 2 * bits;
         }
       }
@@ -191,14 +192,15 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
         const __m256 vsl = _mm256_mul_ps(vs, p2);
         for (; c + 8 <= c1; c += 8) {
           __m256 q = unit_scaled_codes(in, bits, in + 8 <= row_end, keep);
-          actq_avx2_store8(job->y, dt, base + c, _mm256_fmadd_ps(q, vsl, vm));
+          actq_avx2_store8_nt(job->y, dt, base + c, _mm256_fmadd_ps(q, vsl, vm), nt);
           in += bits;
         }
       }
     } else { /* a scale this small is inexact times 2^-sh: shift the codes instead */
       for (; c + 8 <= c1; c += 8) {
         __m256i q = actq_avx2_unpack_unit(in, bits, in + 8 <= row_end);
-        actq_avx2_store8(job->y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm));
+        actq_avx2_store8_nt(job->y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm),
+                            nt);
         in += bits;
       }
     }
@@ -213,21 +215,26 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
 
 #define BY_BITS(dt)                                                                         \
   switch (actq_grid_row_bits(&job->grid, r)) {                                              \
-  case 1: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 1); break;                    \
-  case 2: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 2); break;                    \
-  case 3: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 3); break;                    \
-  case 4: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 4); break;                    \
-  case 5: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 5); break;                    \
-  case 6: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 6); break;                    \
-  case 7: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 7); break;                    \
-  default: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 8); break;                   \
+  case 1: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 1, nt); break;                \
+  case 2: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 2, nt); break;                \
+  case 3: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 3, nt); break;                \
+  case 4: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 4, nt); break;                \
+  case 5: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 5, nt); break;                \
+  case 6: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 6, nt); break;                \
+  case 7: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 7, nt); break;                \
+  default: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 8, nt); break;               \
   }
 
 void actq_avx2_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
                                  const uint8_t *row_packed) {
+  const actq_grid *gr = &job->grid;
+  const size_t es = job->y_dtype == ACTQ_F32 ? 4 : 2;
+  /* the row's first element sets the alignment of every 8-element store of the row */
+  const int nt = actq_stream_ok((const char *)job->y + r * gr->cols * es, gr->rows * gr->cols * es);
   switch (job->y_dtype) {
   case ACTQ_F16: BY_BITS(ACTQ_F16); break;
   case ACTQ_BF16: BY_BITS(ACTQ_BF16); break;
   default: BY_BITS(ACTQ_F32); break;
   }
+  if (nt) actq_stream_fence();
 }

@@ -65,6 +65,34 @@ static inline __attribute__((always_inline)) void actq_avx2_store8(void *y, actq
   }
 }
 
+/* actq_avx2_store8 with a streaming store when nt (cpu/stream.h: the address is then
+ * aligned to the store's width, which actq_stream_ok checked for the whole call). */
+static inline __attribute__((always_inline)) void actq_avx2_store8_nt(void *y, actq_dtype dt,
+                                                                      size_t i, __m256 v, int nt) {
+  if (!nt) {
+    actq_avx2_store8(y, dt, i, v);
+  } else if (dt == ACTQ_F32) { /* two 16-byte halves: 16-byte alignment is what malloc gives */
+    _mm_stream_ps((float *)y + i, _mm256_castps256_ps128(v));
+    _mm_stream_ps((float *)y + i + 4, _mm256_extractf128_ps(v, 1));
+  } else if (dt == ACTQ_F16) {
+    _mm_stream_si128((__m128i *)((uint16_t *)y + i),
+                     _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  } else {
+    _mm_stream_si128((__m128i *)((uint16_t *)y + i), actq_avx2_f32_to_bf16_8(v));
+  }
+}
+
+/* 16 halves at y + i (i a multiple of 8), streamed as two 16-byte stores when nt. */
+static inline __attribute__((always_inline)) void actq_avx2_store16h_nt(uint16_t *y, size_t i,
+                                                                        __m256i v, int nt) {
+  if (!nt) {
+    _mm256_storeu_si256((__m256i *)(y + i), v);
+  } else {
+    _mm_stream_si128((__m128i *)(y + i), _mm256_castsi256_si128(v));
+    _mm_stream_si128((__m128i *)(y + i + 8), _mm256_extracti128_si256(v, 1));
+  }
+}
+
 /* NaN lanes -> the canonical quiet NaN, as the scalar code writes it. */
 static inline __attribute__((always_inline)) __m256 actq_avx2_canonical_nan(__m256 v) {
   return _mm256_blendv_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),

@@ -23,6 +23,7 @@
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/ref/ref.h"
+#include "cpu/stream.h"
 #include "src/fewbit/code_lut.h"
 
 #define INLINE static inline __attribute__((always_inline))
@@ -101,16 +102,17 @@ enum { CODES_TREE, CODES_LUT, CODES_SEARCH };
 
 /* y for 32 elements; kept out of line so that the code paths stay small. */
 static __attribute__((noinline)) void store_y32(const actq_fewbit_job *job, actq_dtype dt, size_t i,
-                                               const __m256 *x) {
+                                               const __m256 *x, int nt) {
   const fewbit_table *t = job->table;
   int j;
   for (j = 0; j < 4; j++)
-    actq_avx2_store8(job->y, dt, i + 8 * (size_t)j,
-                     actq_avx2_canonical_nan(actq_avx2_act_forward((int)t->activation, t->param, x[j])));
+    actq_avx2_store8_nt(job->y, dt, i + 8 * (size_t)j,
+                        actq_avx2_canonical_nan(actq_avx2_act_forward((int)t->activation, t->param, x[j])),
+                        nt);
 }
 
 INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
-                          const uint32_t b, const int mode) {
+                          const uint32_t b, const int mode, const int nt) {
   const fewbit_table *t = job->table;
   const actq_fewbit_lut *lut = job->code_lut;
   /* bytes of the stream up to this range's end: store_pack32 may write ahead up to there
@@ -138,7 +140,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
       for (j = 0; j < 32; j++) qs[j] = actq_fewbit_lut_code(lut, xs[j]);
       for (j = 0; j < 4; j++) q[j] = _mm256_loadu_si256((const __m256i *)(qs + 8 * j));
     }
-    if (job->y) store_y32(job, dt, i, x);
+    if (job->y) store_y32(job, dt, i, x, nt);
     actq_avx2_store_pack32(job->codes + (i / 8) * b,
                            actq_avx2_pack32(actq_avx2_codes_to_bytes(q[0], q[1], q[2], q[3]), b),
                            b, 4 * b, range_bytes - (i / 8) * b);
@@ -148,12 +150,13 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
 
 #define ENCODE_DT(DT, B, MODE)                                                             \
   switch (dt) {                                                                            \
-  case ACTQ_F32: return encode_body(job, i0, i1, ACTQ_F32, B, MODE);                       \
-  case ACTQ_F16: return encode_body(job, i0, i1, ACTQ_F16, B, MODE);                       \
-  default: return encode_body(job, i0, i1, ACTQ_BF16, B, MODE);                            \
+  case ACTQ_F32: return encode_body(job, i0, i1, ACTQ_F32, B, MODE, nt);                   \
+  case ACTQ_F16: return encode_body(job, i0, i1, ACTQ_F16, B, MODE, nt);                   \
+  default: return encode_body(job, i0, i1, ACTQ_BF16, B, MODE, nt);                        \
   }
 
-size_t actq_avx2_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+/* The codes of [i0, i1) (and y), by width and search method. */
+static size_t encode_range(const actq_fewbit_job *job, size_t i0, size_t i1, int nt) {
   const actq_dtype dt = job->dtype;
   const uint32_t b = job->table->bits;
   const int lut = job->code_lut != NULL && b >= 6;
@@ -167,6 +170,14 @@ size_t actq_avx2_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1)
   case 7: if (lut) { ENCODE_DT(dt, 7, CODES_LUT) } ENCODE_DT(dt, 7, CODES_SEARCH)
   default: if (lut) { ENCODE_DT(dt, 8, CODES_LUT) } ENCODE_DT(dt, 8, CODES_SEARCH)
   }
+}
+
+size_t actq_avx2_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  const int nt =
+      job->y != NULL && actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
+  const size_t nan = encode_range(job, i0, i1, nt);
+  if (nt) actq_stream_fence();
+  return nan;
 }
 
 /* ---- backward ------------------------------------------------------------------------ */
@@ -189,7 +200,7 @@ INLINE __m256 levels8(const float *levels, const __m256 *lv, uint32_t b, __m256i
 }
 
 INLINE void backward_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
-                          const uint32_t b) {
+                          const uint32_t b, const int nt) {
   const fewbit_table *t = job->table;
   const size_t stream_bytes = actq_stream_bytes(job->n, b);
   __m256 lv[4];
@@ -204,8 +215,9 @@ INLINE void backward_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
       const size_t u = at + (size_t)j * b;
       const __m256i q = actq_avx2_unpack_unit(job->codes_in + u, b, u + 8 <= stream_bytes);
       const __m256 g = actq_avx2_load8(job->grad_out, dt, i + 8 * (size_t)j);
-      actq_avx2_store8(job->grad_in, dt, i + 8 * (size_t)j,
-                       actq_avx2_canonical_nan(_mm256_mul_ps(g, levels8(t->levels, lv, b, q))));
+      actq_avx2_store8_nt(job->grad_in, dt, i + 8 * (size_t)j,
+                          actq_avx2_canonical_nan(_mm256_mul_ps(g, levels8(t->levels, lv, b, q))),
+                          nt);
     }
   }
   if (i < i1) actq_ref_fewbit_backward(job, i, i1);
@@ -213,13 +225,15 @@ INLINE void backward_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
 
 #define BACKWARD_DT(B)                                                                     \
   switch (dt) {                                                                            \
-  case ACTQ_F32: backward_body(job, i0, i1, ACTQ_F32, B); return;                          \
-  case ACTQ_F16: backward_body(job, i0, i1, ACTQ_F16, B); return;                          \
-  default: backward_body(job, i0, i1, ACTQ_BF16, B); return;                               \
-  }
+  case ACTQ_F32: backward_body(job, i0, i1, ACTQ_F32, B, nt); break;                       \
+  case ACTQ_F16: backward_body(job, i0, i1, ACTQ_F16, B, nt); break;                       \
+  default: backward_body(job, i0, i1, ACTQ_BF16, B, nt); break;                            \
+  }                                                                                        \
+  break;
 
 void actq_avx2_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1) {
   const actq_dtype dt = job->dtype;
+  const int nt = actq_stream_ok(job->grad_in, job->n * actq_dtype_size(dt));
   switch (job->table->bits) {
   case 1: BACKWARD_DT(1)
   case 2: BACKWARD_DT(2)
@@ -230,4 +244,5 @@ void actq_avx2_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1)
   case 7: BACKWARD_DT(7)
   default: BACKWARD_DT(8)
   }
+  if (nt) actq_stream_fence();
 }
