@@ -7,8 +7,9 @@ use std::ptr::{self, NonNull};
 use crate::error::{check, Error, Result};
 use crate::fewbit::Table;
 use crate::layout::{packed_row_bytes, Layout};
+use crate::rules;
 use crate::sys;
-use crate::types::{Backend, Element, Rounding};
+use crate::types::{Activation, Backend, Element, Rounding};
 
 /// A backend instance. It owns its threads (CPU) or stream (CUDA) and is destroyed on drop.
 ///
@@ -50,22 +51,6 @@ impl std::fmt::Debug for Context {
     }
 }
 
-fn same_len(what: &str, got: usize, want: usize) -> Result<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!("{} has {} elements, expected {}", what, got, want)))
-    }
-}
-
-fn at_least(what: &str, got: usize, want: usize) -> Result<()> {
-    if got >= want {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!("{} has {} elements, needs {}", what, got, want)))
-    }
-}
-
 impl Context {
     /// `actq_context_create`. A backend that is not built in, or CUDA without a usable
     /// device, is `ErrorKind::Unsupported`.
@@ -97,11 +82,10 @@ impl Context {
             .into_owned()
     }
 
-    /// CPU backends: 0 = all online CPUs (the default). Results do not depend on it.
+    /// CPU backends: 0 = all online CPUs (the default), at most `i32::MAX` (C takes an
+    /// `int`). Results do not depend on it.
     pub fn set_threads(&mut self, threads: u32) -> Result<()> {
-        if threads > i32::MAX as u32 {
-            return Err(Error::invalid(format!("{} threads", threads)));
-        }
+        rules::threads(threads)?;
         // SAFETY: a valid context.
         check(unsafe { sys::actq_context_set_threads(self.raw.as_ptr(), threads as i32) })
     }
@@ -122,37 +106,33 @@ impl Context {
         check(unsafe { sys::actq_context_synchronize(self.raw.as_ptr()) })
     }
 
-    /// The checks quantize and dequantize share: host memory, metadata slices of the
-    /// layout's meta_dtype, the data slice (name, length) of exactly rows * cols elements,
-    /// and packed and metadata slices of at least what the layout needs. Returns the C layout.
+    /// The checks quantize and dequantize share: host memory, the layout's rules, metadata
+    /// slices of the layout's meta_dtype, the data slice (name, length) of exactly rows * cols
+    /// elements, and packed and metadata slices of at least what the layout needs. The
+    /// buffer sizes come from `actq_layout_sizes`, a query that writes nothing, so that the
+    /// format's size formula lives in one place. Returns the C layout.
     fn quantized_buffers<M: Element>(
         &self,
         layout: &Layout,
-        data: (&str, usize),
+        data: (&'static str, usize),
         packed_len: usize,
         min_len: usize,
         scale_len: usize,
     ) -> Result<sys::actq_layout> {
         self.host_memory()?;
-        let sizes = layout.sizes()?;
         let raw = layout.to_raw()?;
-        if M::DTYPE != layout.meta_dtype {
-            return Err(Error::invalid(format!(
-                "metadata slices of {:?} for a layout with meta_dtype {:?}",
-                M::DTYPE,
-                layout.meta_dtype
-            )));
-        }
-        same_len(data.0, data.1, layout.elements()?)?;
-        at_least("packed", packed_len, sizes.packed_bytes)?;
-        at_least("group_min", min_len, sizes.groups)?;
-        at_least("group_scale", scale_len, sizes.groups)?;
+        rules::meta_dtype(layout.meta_dtype, M::DTYPE)?;
+        let sizes = layout.sizes()?;
+        rules::len(data.0, data.1, "elements", layout.elements()?, &"the layout")?;
+        rules::len_at_least("packed", packed_len, "bytes", sizes.packed_bytes, &"the layout")?;
+        rules::len_at_least("group_min", min_len, "elements", sizes.groups, &"the layout")?;
+        rules::len_at_least("group_scale", scale_len, "elements", sizes.groups, &"the layout")?;
         Ok(raw)
     }
 
     fn host_memory(&self) -> Result<()> {
         if self.backend == Backend::Cuda {
-            Err(Error::unsupported("a CUDA context takes device pointers: use actq::sys"))
+            Err(Error::unsupported(None, "a CUDA context takes device pointers: use actq::sys".to_string()))
         } else {
             Ok(())
         }
@@ -230,19 +210,20 @@ impl Context {
         })
     }
 
-    fn packed_len_for(what: &str, n: usize, bits: u32, have: usize) -> Result<()> {
-        if !(1..=8).contains(&bits) {
-            return Err(Error::invalid(format!("bits {} (1..=8)", bits)));
-        }
+    /// A packed row of `n` codes of `bits` each: the width, then the buffer `name` of at
+    /// least ceil(n * bits / 8) bytes.
+    fn packed_row(name: &'static str, n: usize, bits: u32, have: usize) -> Result<()> {
+        rules::bits("bits", bits)?;
         let need = packed_row_bytes(n, bits).ok_or_else(|| Error::from_status(sys::ACTQ_ERR_SIZE_OVERFLOW))?;
-        at_least(what, have, need)
+        rules::len_at_least(name, have, "bytes", need, &format_args!("a row of {} codes of {} bits", n, bits))
     }
 
     /// One packed row of `codes.len()` codes; `packed` needs ceil(len * bits / 8) bytes.
-    /// A code >= 2^bits is `ErrorKind::InvalidArgument`.
+    /// A code >= 2^bits is `ErrorKind::InvalidArgument` (refused before anything is written).
     pub fn pack(&self, bits: u32, codes: &[u8], packed: &mut [u8]) -> Result<()> {
         self.host_memory()?;
-        Self::packed_len_for("packed", codes.len(), bits, packed.len())?;
+        Self::packed_row("packed", codes.len(), bits, packed.len())?;
+        rules::codes(bits, codes)?;
         // SAFETY: packed holds the row, checked above.
         check(unsafe {
             sys::actq_pack(self.raw.as_ptr(), bits, codes.len(), codes.as_ptr(),
@@ -250,9 +231,10 @@ impl Context {
         })
     }
 
+    /// The `codes.len()` codes of one packed row of ceil(len * bits / 8) bytes or more.
     pub fn unpack(&self, bits: u32, packed: &[u8], codes: &mut [u8]) -> Result<()> {
         self.host_memory()?;
-        Self::packed_len_for("packed", codes.len(), bits, packed.len())?;
+        Self::packed_row("packed", codes.len(), bits, packed.len())?;
         // SAFETY: packed holds the row, checked above.
         check(unsafe {
             sys::actq_unpack(self.raw.as_ptr(), bits, codes.len(),
@@ -261,7 +243,8 @@ impl Context {
     }
 
     /// Few-bit forward: the packed codes of `x` (ceil(len * table.bits() / 8) bytes) and,
-    /// when `y` is given (as long as `x`), y = f(x).
+    /// when `y` is given (as long as `x`), y = f(x). `y` with a Custom table is
+    /// `ErrorKind::Unsupported`: f itself is not known.
     pub fn fewbit_encode<T: Element>(
         &self,
         table: &Table,
@@ -270,10 +253,16 @@ impl Context {
         codes: &mut [u8],
     ) -> Result<()> {
         self.host_memory()?;
-        Self::packed_len_for("codes", x.len(), table.bits(), codes.len())?;
+        Self::packed_row("codes", x.len(), table.bits(), codes.len())?;
         let y_ptr = match y {
             Some(y) => {
-                same_len("y", y.len(), x.len())?;
+                rules::same_len("y", y.len(), "x", x.len())?;
+                if table.activation() == Some(Activation::Custom) {
+                    return Err(Error::unsupported(
+                        Some("y"),
+                        "y must be None with a Custom table (only its derivative is known), got Some".to_string(),
+                    ));
+                }
                 y.as_mut_ptr() as *mut c_void
             }
             None => ptr::null_mut(),
@@ -295,8 +284,8 @@ impl Context {
         grad_in: &mut [T],
     ) -> Result<()> {
         self.host_memory()?;
-        same_len("grad_in", grad_in.len(), grad_out.len())?;
-        Self::packed_len_for("codes", grad_out.len(), table.bits(), codes.len())?;
+        rules::same_len("grad_in", grad_in.len(), "grad_out", grad_out.len())?;
+        Self::packed_row("codes", grad_out.len(), table.bits(), codes.len())?;
         // SAFETY: codes and grad_in hold grad_out.len() elements, checked above.
         check(unsafe {
             sys::fewbit_backward(self.raw.as_ptr(), table.as_raw(), grad_out.len(),

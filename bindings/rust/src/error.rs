@@ -1,5 +1,6 @@
-//! The error of every fallible call: the C status and its string, plus a detail when the
-//! binding itself refused the call (a slice of the wrong length) before reaching C.
+//! The error of every fallible call: the C status and its string, plus, when the binding
+//! itself refused the call before reaching C, the argument at fault and a detail that names
+//! it, its value and what is allowed (the rules are in `rules.rs`).
 use std::ffi::CStr;
 use std::fmt;
 
@@ -21,25 +22,31 @@ pub enum ErrorKind {
     Unknown(i32),
 }
 
+/// `Display` gives `actq: <status string>` and, when the binding refused the call,
+/// `: <detail>`, e.g. `actq: invalid argument: bits must be 1..8, got 9`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     status: i32,
     detail: Option<String>,
+    argument: Option<&'static str>,
 }
 
 impl Error {
     /// The error of a nonzero status returned by the library.
     pub fn from_status(status: i32) -> Error {
-        Error { status, detail: None }
+        Error { status, detail: None, argument: None }
     }
 
-    /// A call refused by this binding before reaching C (`ACTQ_ERR_INVALID_ARGUMENT`).
-    pub(crate) fn invalid(detail: String) -> Error {
-        Error { status: sys::ACTQ_ERR_INVALID_ARGUMENT, detail: Some(detail) }
+    /// An argument refused by this binding before reaching C (`ACTQ_ERR_INVALID_ARGUMENT`);
+    /// `detail` starts with `name`.
+    pub(crate) fn bad_argument(name: &'static str, detail: String) -> Error {
+        Error { status: sys::ACTQ_ERR_INVALID_ARGUMENT, detail: Some(detail), argument: Some(name) }
     }
 
-    pub(crate) fn unsupported(detail: &str) -> Error {
-        Error { status: sys::ACTQ_ERR_UNSUPPORTED, detail: Some(detail.to_string()) }
+    /// A call this binding cannot make (`ACTQ_ERR_UNSUPPORTED`), naming the argument that
+    /// asks for it when there is one.
+    pub(crate) fn unsupported(argument: Option<&'static str>, detail: String) -> Error {
+        Error { status: sys::ACTQ_ERR_UNSUPPORTED, detail: Some(detail), argument }
     }
 
     /// The raw `actq_status` value.
@@ -65,9 +72,17 @@ impl Error {
         status_string(self.status)
     }
 
-    /// What the binding found wrong, when it refused the call itself.
+    /// What the binding found wrong, when it refused the call itself: the argument, its
+    /// value and what is allowed, e.g. `bits must be 1..8, got 9`. None when C refused it.
     pub fn detail(&self) -> Option<&str> {
         self.detail.as_deref()
+    }
+
+    /// The name of the argument the binding refused (`"bits"`, `"group_size"`, `"x"`, ...,
+    /// as in the C headers; an element of a slice is named by the slice). None when the
+    /// error came from C, whose status does not say which argument was wrong.
+    pub fn argument(&self) -> Option<&str> {
+        self.argument
     }
 }
 
@@ -130,10 +145,10 @@ mod tests {
 
     #[test]
     fn display_names_the_status_and_the_detail() {
-        let e = Error::invalid("x has 3 elements, the layout 4".to_string());
-        let text = e.to_string();
-        assert!(text.contains(status_string(sys::ACTQ_ERR_INVALID_ARGUMENT)), "{}", text);
-        assert!(text.ends_with("x has 3 elements, the layout 4"), "{}", text);
+        let e = Error::bad_argument("bits", "bits must be 1..8, got 9".to_string());
+        assert_eq!(e.to_string(), "actq: invalid argument: bits must be 1..8, got 9");
+        assert_eq!((e.kind(), e.argument()), (ErrorKind::InvalidArgument, Some("bits")));
+        assert_eq!(Error::from_status(sys::ACTQ_ERR_INVALID_ARGUMENT).argument(), None);
         let boxed: Box<dyn std::error::Error> = Box::new(Error::from_status(sys::ACTQ_ERR_NONFINITE));
         assert_eq!(boxed.to_string(), format!("actq: {}", status_string(5)));
     }

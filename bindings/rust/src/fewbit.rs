@@ -3,7 +3,8 @@
 use std::mem::MaybeUninit;
 use std::ptr;
 
-use crate::error::{check, Error, Result};
+use crate::error::{check, Result};
+use crate::rules;
 use crate::sys;
 use crate::types::Activation;
 
@@ -85,6 +86,12 @@ impl Table {
     /// (`param`: Softplus beta, ELU/CELU alpha, LeakyReLU slope; ignored otherwise).
     /// `options` None = inputs N(0, 1).
     pub fn build(act: Activation, param: f32, bits: u32, options: Option<&Options>) -> Result<Table> {
+        rules::activation(act)?;
+        rules::param(act, param)?;
+        rules::bits("bits", bits)?;
+        if let Some(options) = options {
+            rules::options(options, bits)?;
+        }
         let raw_options = options.map(Options::to_raw);
         let opt_ptr = match &raw_options {
             Some(o) => o as *const sys::fewbit_options,
@@ -95,18 +102,12 @@ impl Table {
     }
 
     /// `fewbit_table_build_custom`: a table for sampled data; `x` strictly increasing (at
-    /// least 2 samples), `dydx` and `weight` (a density; None = 1) of the same length.
+    /// least 2 samples, finite), `dydx` (finite) and `weight` (a density: finite, >= 0;
+    /// None = 1) of the same length.
     pub fn build_custom(x: &[f64], dydx: &[f64], weight: Option<&[f64]>, bits: u32) -> Result<Table> {
-        if dydx.len() != x.len() {
-            return Err(Error::invalid(format!("dydx has {} samples, x {}", dydx.len(), x.len())));
-        }
-        let w_ptr = match weight {
-            Some(w) if w.len() != x.len() => {
-                return Err(Error::invalid(format!("weight has {} samples, x {}", w.len(), x.len())))
-            }
-            Some(w) => w.as_ptr(),
-            None => ptr::null(),
-        };
+        rules::bits("bits", bits)?;
+        rules::custom_samples(x, dydx, weight)?;
+        let w_ptr = weight.map_or(ptr::null(), |w| w.as_ptr());
         // SAFETY: x, dydx and weight (or null) hold x.len() samples, checked above.
         built(|t| unsafe {
             sys::fewbit_table_build_custom(x.len(), x.as_ptr(), dydx.as_ptr(), w_ptr, bits, t)

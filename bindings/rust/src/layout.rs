@@ -2,6 +2,7 @@
 use std::ptr;
 
 use crate::error::{check, Error, Result};
+use crate::rules;
 use crate::sys;
 use crate::types::Dtype;
 
@@ -57,31 +58,22 @@ impl<'a> Layout<'a> {
         })
     }
 
-    /// The C struct, after checking what C cannot: the length of `row_bits`. It borrows
-    /// `row_bits`, so it must not outlive `self`.
+    /// The C struct, after checking the layout's rules (`group_size`, `bits` or `row_bits`:
+    /// its length and each width). It borrows `row_bits`, so it must not outlive `self`.
     pub fn to_raw(&self) -> Result<sys::actq_layout> {
-        let row_bits = match self.row_bits {
-            Some(widths) if widths.len() != self.rows => {
-                return Err(Error::invalid(format!(
-                    "row_bits has {} entries, the layout {} rows",
-                    widths.len(),
-                    self.rows
-                )))
-            }
-            Some(widths) => widths.as_ptr(),
-            None => ptr::null(),
-        };
+        rules::layout(self)?;
         Ok(sys::actq_layout {
             rows: self.rows,
             cols: self.cols,
             group_size: self.group_size,
             bits: self.bits,
-            row_bits,
+            row_bits: self.row_bits.map_or(ptr::null(), |w| w.as_ptr()),
             meta_dtype: self.meta_dtype.raw(),
         })
     }
 
-    /// `actq_layout_sizes`, which also validates the layout as quantize does.
+    /// `actq_layout_sizes`, once the layout's rules hold (`to_raw`). A layout too large to
+    /// address is `ErrorKind::SizeOverflow`.
     pub fn sizes(&self) -> Result<Sizes> {
         let raw = self.to_raw()?;
         let mut sizes = Sizes { packed_bytes: 0, groups: 0 };
@@ -119,7 +111,7 @@ mod tests {
         let widths = [2u8];
         let e = Layout::new(2, 10, 8, 0).with_row_bits(&widths).sizes().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-        assert!(e.detail().unwrap().contains("row_bits has 1"), "{}", e);
+        assert_eq!(e.detail(), Some("row_bits has 1 entries for 2 rows"));
         let e = Layout::new(usize::MAX, usize::MAX, 8, 8).sizes().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::SizeOverflow);
     }

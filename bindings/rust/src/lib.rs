@@ -22,6 +22,12 @@
 //! `<prefix>/lib/pkgconfig` (and `LD_LIBRARY_PATH` to `<prefix>/lib` to run) for an install
 //! outside the system paths. A static libactq.a links with the feature `static` or
 //! `ACTQ_STATIC=1` (then `pkg-config --static`). The raw C calls are in [`sys`].
+//!
+//! Errors: every fallible call returns [`Result`]. The safe calls check their arguments
+//! against the contract before C runs and write nothing when one is bad: the [`Error`] is
+//! then [`ErrorKind::InvalidArgument`], [`Error::argument`] names the argument and
+//! [`Error::detail`] says its value and what is allowed (`bits must be 1..8, got 9`).
+//! Errors that C reports (NaN data, a backend not built in, ...) carry no argument.
 
 pub mod sys;
 
@@ -30,9 +36,10 @@ mod context;
 mod error;
 mod fewbit;
 mod layout;
+mod rules;
 mod types;
 
-pub use alloc::{allocate_bits, allowed_widths, Allocation};
+pub use alloc::{allocate_bits, allowed_widths, try_allowed_widths, Allocation};
 pub use context::Context;
 pub use error::{status_string, Error, ErrorKind, Result};
 pub use fewbit::{Options, Table, Weight};

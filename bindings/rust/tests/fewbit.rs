@@ -135,7 +135,8 @@ fn custom_tables() {
     let mut x2 = x.clone();
     x2[10] = x2[9];
     let e = Table::build_custom(&x2, &dydx, None, 1).unwrap_err();
-    assert!(e.kind() == ErrorKind::InvalidArgument && e.detail().is_none());
+    assert!(e.kind() == ErrorKind::InvalidArgument && e.argument() == Some("x"), "{}", e);
+    assert!(e.detail().unwrap().contains("x[10]"), "{}", e);
 }
 
 #[test]
