@@ -13,7 +13,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from . import ops
+from . import ops, rules
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3))
@@ -35,12 +35,14 @@ _fewbit.defvjp(_fewbit_fwd, _fewbit_bwd)
 
 def fewbit_activation(x, activation="gelu", bits=2, param=0.0):
     """activation(x), saving a `bits`-bit code per element for backward."""
-    return _fewbit(x, activation, int(bits), float(param))
+    x = ops._data("x", x)
+    return _fewbit(x, *ops._table(activation, bits, param))
 
 
 def gelu(x, bits=2):
     """GELU (the exact one, x * Phi(x)) with a `bits`-bit few-bit backward."""
-    return _fewbit(x, "gelu", int(bits), 0.0)
+    x = ops._data("x", x)
+    return _fewbit(x, "gelu", rules.check("bits", bits), 0.0)
 
 
 def _affine(x, w, b):
@@ -81,11 +83,27 @@ def dense(x, w, b=None, noise=None, *, bits=2, group_size=256, rounding="stochas
     noise: the stochastic rounding's noise, a PRNG key (jax.random.key) or a noise counter
     (ops.noise_counter); give each step a fresh one, or the rounding errors repeat.
     Required unless rounding="nearest" (deterministic, and then biased)."""
+    x = ops._data("x", x)
+    if x.ndim < 1:
+        rules.refuse_shape("x", x.shape, "at least 1-D (..., in)")
+    w = rules.array("w", w)
+    rules.any_floating("w", w)
+    if len(w.shape) != 2:
+        rules.refuse_shape("w", w.shape, "2-D (in, out)")
+    rules.length("w", w.shape[0], x.shape[-1], "rows",
+                 "x (last dimension %d)" % x.shape[-1])
+    if b is not None:
+        b = rules.array("b", b)
+        rules.any_floating("b", b)
+        rules.shape("b", b.shape, (w.shape[1],), "w's output dimension")
+    conf = ops._layout(x, bits, group_size, rounding, meta_dtype, rows)
     if noise is None:
-        if rounding != "nearest":
-            raise ValueError("dense: stochastic rounding needs noise (a PRNG key or a "
-                             "noise counter)")
+        if conf[2] != ops.ROUNDINGS["nearest"]:
+            rules.refuse("noise", None, "a PRNG key or a noise counter for stochastic "
+                         "rounding (rounding=\"nearest\" needs none)")
         counter = ops.noise_counter(0)
     else:
-        counter = ops.as_noise(noise)
-    return _dense(x, w, b, counter, (int(bits), int(group_size), rounding, meta_dtype, rows))
+        counter = ops._as_noise(noise)
+    bits, group_size, rnd, md, r, _ = conf
+    rounding = "nearest" if rnd == ops.ROUNDINGS["nearest"] else "stochastic"
+    return _dense(x, w, b, counter, (bits, group_size, rounding, str(md), r))
