@@ -17,7 +17,7 @@ from .arrays import (dequantize, fewbit_backward, fewbit_encode, layout_sizes, p
                      quantize, rows_cols, unpack)
 from .context import Backend, Context, default_context
 from .enums import Activation, AllocMethod, DType, Rounding, Weight
-from .errors import (ActqError, DeviceError, InternalError, InvalidArgumentError,
+from .errors import (ActqError, ArgumentError, DeviceError, InternalError, InvalidArgumentError,
                      NonFiniteError, OutOfMemoryError, SizeOverflowError, Status,
                      UnsupportedError, status_string)
 from .fewbit import FewbitTable, cached_table

@@ -5,7 +5,7 @@ meta_dtype=/y_dtype=); bf16 results come back as uint16 arrays.
 """
 import numpy as np
 
-from . import raw
+from . import raw, rules
 from .context import default_context
 from .enums import DType, Rounding, to_enum
 from .quantized import Quantized
@@ -13,19 +13,21 @@ from .quantized import Quantized
 _NP = {DType.F32: np.float32, DType.F16: np.float16, DType.BF16: np.uint16}
 
 
-def _dtype_of(a, given):
+def _dtype_of(a, given, name="x", given_name="x_dtype"):
+    """The actq dtype of array `a` (argument `name`), declared by `given` (argument
+    `given_name`) or from its NumPy dtype."""
     if given is not None:
-        d = to_enum(DType, given)
+        d = to_enum(DType, given, given_name)
         if a.dtype != _NP[d]:
-            raise TypeError("a %s array is stored as %s, not %s"
-                            % (d.name.lower(), np.dtype(_NP[d]).name, a.dtype))
+            raise TypeError("%s must be a %s array for %s=%r, got %s"
+                            % (name, np.dtype(_NP[d]).name, given_name, given, a.dtype))
         return d
     if a.dtype == np.float32:
         return DType.F32
     if a.dtype == np.float16:
         return DType.F16
-    raise TypeError("actq takes float32 or float16 arrays (bf16 as uint16 with "
-                    "dtype='bf16'), not %s" % a.dtype)
+    raise TypeError("%s must be a float32 or float16 array (bf16 as uint16 with %s='bf16'),"
+                    " got %s" % (name, given_name, a.dtype))
 
 
 def _addr(a):
@@ -35,10 +37,9 @@ def _addr(a):
 def _row_bits(row_bits, rows):
     if row_bits is None:
         return None
-    rb = np.ascontiguousarray(row_bits, dtype=np.uint8).reshape(-1)
-    if rb.size != rows:
-        raise ValueError("row_bits has %d entries for %d rows" % (rb.size, rows))
-    return rb
+    rb = np.asarray(row_bits).reshape(-1)
+    rules.row_bits(rows, rb)  # before the uint8 cast, which would wrap 256 to 0
+    return np.ascontiguousarray(rb, dtype=np.uint8)
 
 
 def rows_cols(shape, rows=None):
@@ -47,17 +48,23 @@ def rows_cols(shape, rows=None):
     numel = int(np.prod(shape, dtype=np.int64)) if len(shape) else 1
     if rows is None:
         rows = shape[0] if len(shape) >= 2 else 1
+    rules.check("rows", rows)
     if rows == 0:
         return 0, 0
     if numel % rows:
-        raise ValueError("%d elements do not split into %d rows" % (numel, rows))
+        raise rules.ArgumentError("rows", rows, "rows must divide the %d elements, got %d"
+                                  % (numel, rows))
     return rows, numel // rows
 
 
 def layout_sizes(rows, cols, bits=2, group_size=256, row_bits=None, meta_dtype="f32"):
     """(packed_bytes, groups) for a layout (actq_layout_sizes)."""
+    rules.check("rows", rows)
+    rules.check("cols", cols, "rows")
     rb = _row_bits(row_bits, rows)
-    lay = raw.layout(rows, cols, group_size, bits, _addr(rb), to_enum(DType, meta_dtype))
+    rules.layout(bits, group_size, rows, rb)
+    lay = raw.layout(rows, cols, group_size, bits, _addr(rb),
+                     to_enum(DType, meta_dtype, "meta_dtype"))
     return raw.layout_sizes(lay)
 
 
@@ -66,22 +73,28 @@ def quantize(x, bits=2, group_size=256, *, row_bits=None, rounding="stochastic",
     """Quantizes x group by group (actq_quantize) into a Quantized."""
     x = np.ascontiguousarray(x)
     xd = _dtype_of(x, x_dtype)
-    md = to_enum(DType, meta_dtype)
+    md = to_enum(DType, meta_dtype, "meta_dtype")
+    rd = to_enum(Rounding, rounding, "rounding")
+    rules.check("seed", seed)
+    rules.check("offset", offset)
     r, c = rows_cols(x.shape, rows)
     rb = _row_bits(row_bits, r)
+    rules.layout(bits, group_size, r, rb)
     lay = raw.layout(r, c, group_size, bits, _addr(rb), md)
     nbytes, groups = raw.layout_sizes(lay)
     packed = np.zeros(nbytes, dtype=np.uint8)
     gmin = np.zeros(groups, dtype=_NP[md])
     gscale = np.zeros(groups, dtype=_NP[md])
-    raw.quantize(ctx or default_context(), lay, xd, _addr(x), to_enum(Rounding, rounding),
-                 seed, offset, _addr(packed), _addr(gmin), _addr(gscale))
+    raw.quantize(ctx or default_context(), lay, xd, _addr(x), rd, seed, offset, _addr(packed), _addr(gmin), _addr(gscale))
     return Quantized(packed, gmin, gscale, rb, r, c, group_size, bits, md, x.shape, xd)
 
 
 def dequantize(q, y_dtype=None, ctx=None):
     """The reconstruction of a Quantized (actq_dequantize), in its original shape."""
-    yd = q.dtype if y_dtype is None else to_enum(DType, y_dtype)
+    if not isinstance(q, Quantized):
+        raise TypeError("q must be a Quantized (what quantize returns), got %s"
+                        % type(q).__name__)
+    yd = q.dtype if y_dtype is None else to_enum(DType, y_dtype, "y_dtype")
     lay = raw.layout(q.rows, q.cols, q.group_size, q.bits, _addr(q.row_bits), q.meta_dtype)
     y = np.empty(q.shape, dtype=_NP[yd])
     packed = np.ascontiguousarray(q.packed)  # named: the C call must not see a freed temporary
@@ -92,7 +105,12 @@ def dequantize(q, y_dtype=None, ctx=None):
 
 def pack(codes, bits, ctx=None):
     """One row of codes (uint8, each < 2^bits) into the packed bit stream (actq_pack)."""
-    codes = np.ascontiguousarray(codes, dtype=np.uint8).reshape(-1)
+    rules.check("bits", bits)
+    codes = np.asarray(codes).reshape(-1)
+    if codes.size and (codes.dtype.kind not in "ui" or codes.min() < 0):
+        raise TypeError("codes must be unsigned integers (uint8), got %s" % codes.dtype)
+    rules.codes_below(codes, bits)
+    codes = np.ascontiguousarray(codes, dtype=np.uint8)
     out = np.zeros(raw.packed_bytes_1row(bits, codes.size), dtype=np.uint8)
     raw.pack(ctx or default_context(), bits, codes.size, _addr(codes), _addr(out))
     return out
@@ -100,20 +118,27 @@ def pack(codes, bits, ctx=None):
 
 def unpack(packed, bits, n, ctx=None):
     """n codes from a packed bit stream (actq_unpack)."""
+    rules.check("bits", bits)
+    rules.check("n", n, "rows")
     packed = np.ascontiguousarray(packed, dtype=np.uint8).reshape(-1)
-    need = raw.packed_bytes_1row(bits, n)
-    if packed.size < need:
-        raise ValueError("%d codes of %d bits need %d bytes, got %d"
-                         % (n, bits, need, packed.size))
+    rules.at_least("packed", packed.size, raw.packed_bytes_1row(bits, n),
+                   what="%d codes of %d bits" % (n, bits))
     codes = np.zeros(n, dtype=np.uint8)
     raw.unpack(ctx or default_context(), bits, n, _addr(packed), _addr(codes))
     return codes
 
 
+def _table(table):
+    from .fewbit import FewbitTable
+    if not isinstance(table, FewbitTable):
+        raise TypeError("table must be a FewbitTable, got %s" % type(table).__name__)
+
+
 def fewbit_encode(table, x, with_y=True, dtype=None, ctx=None):
     """(packed codes, f(x) or None) of x through a FewbitTable (fewbit_encode)."""
+    _table(table)
     x = np.ascontiguousarray(x)
-    d = _dtype_of(x, dtype)
+    d = _dtype_of(x, dtype, "x", "dtype")
     codes = np.zeros(raw.packed_bytes_1row(table.bits, x.size), dtype=np.uint8)
     y = np.empty(x.shape, dtype=x.dtype) if with_y else None
     raw.fewbit_encode(ctx or default_context(), table.struct, x.size, d, _addr(x), _addr(y),
@@ -123,13 +148,12 @@ def fewbit_encode(table, x, with_y=True, dtype=None, ctx=None):
 
 def fewbit_backward(table, codes, grad_out, dtype=None, ctx=None):
     """grad_out * levels[code] (fewbit_backward), in grad_out's dtype and shape."""
+    _table(table)
     g = np.ascontiguousarray(grad_out)
-    d = _dtype_of(g, dtype)
+    d = _dtype_of(g, dtype, "grad_out", "dtype")
     codes = np.ascontiguousarray(codes, dtype=np.uint8).reshape(-1)
-    need = raw.packed_bytes_1row(table.bits, g.size)
-    if codes.size < need:
-        raise ValueError("%d elements need %d bytes of codes, got %d"
-                         % (g.size, need, codes.size))
+    rules.at_least("codes", codes.size, raw.packed_bytes_1row(table.bits, g.size),
+                   what="grad_out's %d elements at %d bits" % (g.size, table.bits))
     gi = np.empty_like(g)
     raw.fewbit_backward(ctx or default_context(), table.struct, g.size, _addr(codes), d,
                         _addr(g), _addr(gi))

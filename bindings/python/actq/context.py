@@ -9,7 +9,7 @@ import enum
 import threading
 import weakref
 
-from . import _lib
+from . import _lib, rules
 from .errors import check
 
 
@@ -21,6 +21,9 @@ class Backend(enum.IntEnum):
 
 class Context:
     def __init__(self, backend=Backend.CPU, threads=None):
+        backend = rules.choice("backend", Backend, backend)
+        if threads is not None:
+            rules.check("threads", threads)
         handle = _lib.ctx_p()
         check("actq_context_create", _lib.actq_context_create(int(backend),
                                                               ctypes.byref(handle)))
@@ -44,6 +47,7 @@ class Context:
         return _lib.actq_context_describe(self.handle).decode("utf-8", "replace")
 
     def set_threads(self, threads):
+        rules.check("threads", threads)
         check("actq_context_set_threads", _lib.actq_context_set_threads(self.handle, threads))
 
     def set_stream(self, cuda_stream):

@@ -46,17 +46,13 @@ class Weight(enum.IntEnum):
     UNIFORM = 1
 
 
-def to_enum(cls, value):
-    """Accepts the enum, its int value, or its name in any case ("f32", "stochastic")."""
+def to_enum(cls, value, name=None):
+    """Accepts the enum, its int value, or its name in any case ("f32", "stochastic");
+    anything else is an ArgumentError naming the argument (`name`, by default the enum's)."""
     if isinstance(value, cls):
         return value
-    if isinstance(value, str):
-        try:
-            return cls[value.upper()]
-        except KeyError:
-            raise ValueError("unknown %s %r (one of %s)"
-                             % (cls.__name__, value, ", ".join(m.name.lower() for m in cls)))
-    return cls(value)
+    from .rules import choice  # rules needs errors, which needs the library: not at import
+    return choice(name or cls.__name__.lower(), cls, value)
 
 
 def widths_mask(allowed):

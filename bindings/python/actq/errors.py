@@ -42,6 +42,23 @@ class InvalidArgumentError(ActqError, ValueError):
     pass
 
 
+class ArgumentError(InvalidArgumentError):
+    """An argument the binding refused before calling the library (actq/rules.py):
+    `argument` names it (an element of a sequence as "row_bits[2]"), `value` is what was
+    given, and the message says what is allowed: "bits must be 1..8, got 9"."""
+
+    def __init__(self, argument, value, message):
+        self.argument = argument
+        self.value = value
+        self.call = None
+        self.status = Status.ERR_INVALID_ARGUMENT
+        self.status_string = status_string(self.status)
+        ValueError.__init__(self, message)
+
+    def __reduce__(self):
+        return type(self), (self.argument, self.value, str(self))
+
+
 class UnsupportedError(ActqError):
     pass
 

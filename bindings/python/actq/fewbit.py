@@ -7,7 +7,7 @@ import functools
 
 import numpy as np
 
-from . import _lib
+from . import _lib, rules
 from .enums import Activation, Weight, to_enum
 from .errors import check
 
@@ -23,27 +23,31 @@ class FewbitTable:
               lo=-100.0, hi=100.0, grid=0):
         """The optimal table for a built-in activation (fewbit_table_build). weight="normal"
         weights the error by N(mean, std^2); "uniform" by 1 on [lo, hi]."""
+        act = to_enum(Activation, activation, "activation")
+        if act == Activation.CUSTOM:
+            rules.refuse("activation", activation, "a built-in activation (custom tables come "
+                         "from FewbitTable.build_custom)")
+        rules.check("bits", bits)
+        rules.param(act, param)
+        wt = to_enum(Weight, weight, "weight")
+        rules.weight_options(wt, mean, std, lo, hi, grid, bits)
         opt = _lib.FewbitOptions()
-        opt.weight = int(to_enum(Weight, weight))
+        opt.weight = int(wt)
         opt.mean, opt.std, opt.lo, opt.hi, opt.grid = mean, std, lo, hi, grid
         t = _lib.FewbitTableStruct()
         check("fewbit_table_build",
-              _lib.fewbit_table_build(int(to_enum(Activation, activation)), param, bits,
+              _lib.fewbit_table_build(int(act), param, bits,
                                       ctypes.byref(opt), ctypes.byref(t)))
         return cls(t)
 
     @classmethod
     def build_custom(cls, x, dydx, bits, weight=None):
         """A table fitted to samples of a derivative (fewbit_table_build_custom)."""
+        rules.check("bits", bits)
         x = np.ascontiguousarray(x, dtype=np.float64)
         dydx = np.ascontiguousarray(dydx, dtype=np.float64)
-        if dydx.shape != x.shape or x.ndim != 1:
-            raise ValueError("x and dydx must be 1-D arrays of the same length")
-        w = None
-        if weight is not None:
-            w = np.ascontiguousarray(weight, dtype=np.float64)
-            if w.shape != x.shape:
-                raise ValueError("weight must have the length of x")
+        w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+        rules.samples(x, dydx, w)
         ptr = lambda a: None if a is None else a.ctypes.data_as(_lib.dbl_p)
         t = _lib.FewbitTableStruct()
         check("fewbit_table_build_custom",

@@ -174,7 +174,7 @@ def test_fakes_reject_what_the_library_rejects():
         with pytest.raises(actq.InvalidArgumentError):
             torch.ops.actq.quantize(torch.empty(2, 64), None, 2, 2, 12, "stochastic", 0,
                                     torch.tensor(0), "f32")  # group size not a multiple of 8
-        with pytest.raises(ValueError, match="bytes of uint8 codes"):
+        with pytest.raises(ValueError, match="^codes has 3 bytes, grad_out's 20 elements"):
             spec = library.table_spec(actq.cached_table("gelu", 2))
             torch.ops.actq.fewbit_backward(torch.empty(3, dtype=torch.uint8),
                                            torch.empty(20), *spec)
@@ -190,9 +190,9 @@ def test_ops_check_their_buffers_before_the_library_reads_them(fake):
     with mode:
         x = torch.zeros(4, 64)
         off = torch.tensor(0)
-        with op_raises(ValueError, "do not split into 3 rows"):
+        with op_raises(ValueError, "^rows must divide the 256 elements, got 3$"):
             torch.ops.actq.quantize(x, None, 3, 2, 64, "nearest", 0, off, "f32")
-        with op_raises(ValueError, "row_bits must be 4 uint8"):
+        with op_raises(ValueError, "^row_bits has 3 entries for 4 rows$"):
             torch.ops.actq.quantize(x, torch.ones(3, dtype=torch.uint8), 4, 2, 64,
                                     "nearest", 0, off, "f32")
         packed, gmin, gscale = torch.ops.actq.quantize(x, None, 4, 2, 64, "nearest", 0, off,
@@ -365,11 +365,14 @@ def test_public_entry_points_raise_the_bindings_exceptions():
 
 @pytest.mark.parametrize("bits", [9, 0, -1])
 def test_a_failed_compress_advances_and_counts_nothing(bits):
-    """Quantizer.compress with a width the library rejects: its exception, and neither the
-    offset nor the counters move."""
-    q = at.Quantizer(bits=bits, seed=3)
+    """Quantizer.compress with a width the library rejects (set after construction, which
+    refuses it): its exception, and neither the offset nor the counters move."""
+    with pytest.raises(actq.ArgumentError, match="^bits must be 1..8, got %d$" % bits):
+        at.Quantizer(bits=bits, seed=3)
+    q = at.Quantizer(bits=2, seed=3)
+    q.bits = bits
     q.calls = 2 ** 63 + 1
-    with pytest.raises(actq.InvalidArgumentError):
+    with pytest.raises(actq.InvalidArgumentError, match="^bits must be 1..8, got %d$" % bits):
         q.compress(torch.randn(4, 64))
     assert q.calls == 2 ** 63 + 1
     assert q.elements_per_width == [0] * 9

@@ -14,6 +14,7 @@
 #include <torch/csrc/stable/library.h>
 
 #include "actq.h"
+#include "bindings/torch/src/rules.h"
 #include "bindings/torch/src/tensors.h"
 #include "fewbit.h"
 
@@ -26,46 +27,34 @@ using std::tuple;
 using std::vector;
 using ScalarType = torch::headeronly::ScalarType;
 
-// ---- arguments, with the Python binding's messages ----------------------------------
-
-actq_rounding rounding_of(const string &name) {
-  if (name == "stochastic" || name == "STOCHASTIC") return ACTQ_ROUND_STOCHASTIC;
-  if (name == "nearest" || name == "NEAREST") return ACTQ_ROUND_NEAREST;
-  fail("ValueError", "unknown Rounding '", name, "' (one of stochastic, nearest)");
-}
-
-actq_dtype meta_dtype_of(const string &name) {
-  if (name == "f32" || name == "F32") return ACTQ_F32;
-  if (name == "f16" || name == "F16") return ACTQ_F16;
-  if (name == "bf16" || name == "BF16") return ACTQ_BF16;
-  fail("ValueError", "unknown DType '", name, "' (one of f32, f16, bf16)");
-}
+// ---- arguments, with the Python binding's messages (rules.h) ------------------------
 
 actq_dtype dtype_of_scalar_type(ScalarType t) {
   if (t == ScalarType::Float) return ACTQ_F32;
   if (t == ScalarType::Half) return ACTQ_F16;
   if (t == ScalarType::BFloat16) return ACTQ_BF16;
-  fail("TypeError", "actq takes float32, float16 or bfloat16 tensors");
+  fail("TypeError", "dtype must be torch.float32, torch.float16 or torch.bfloat16");
 }
 
-// The columns of numel elements seen as `rows` rows.
-size_t cols_of(int64_t numel, int64_t rows) {
-  if (rows < 0 || (rows && numel % rows) || (!rows && numel))
-    fail("ValueError", numel, " elements do not split into ", rows, " rows");
-  return rows ? static_cast<size_t>(numel / rows) : 0;
-}
-
-// row_bits is read as `rows` host bytes; returns its address (NULL: none).
+// row_bits is read as `rows` host bytes, each a width; returns its address (NULL: none).
 const uint8_t *row_bits_of(const optional<Tensor> &row_bits, int64_t rows, Tensor *keep) {
   if (!row_bits.has_value()) return nullptr;
   const Tensor &rb = *row_bits;
   Device d = device_of(rb);
   int32_t dt = dtype_of(rb);
-  if (d.type != codes().cpu || dt != codes().u8 || rb.numel() != rows)
-    fail("ValueError", "row_bits must be ", rows, " uint8 values in host memory, got ",
-         rb.numel(), " ", dtype_name(dt), " on ", device_name(d));
+  if (d.type != codes().cpu || dt != codes().u8)
+    fail("TypeError", "row_bits must be a torch.uint8 tensor in host memory, got ",
+         dtype_name(dt), " on ", device_name(d));
   *keep = dense(rb);
-  return static_cast<const uint8_t *>(addr(*keep));
+  const uint8_t *w = static_cast<const uint8_t *>(addr(*keep));
+  rules::row_bits(rows, w, rb.numel());
+  return w;
+}
+
+// The layout's arguments: group_size, and bits unless every row has its width.
+void check_layout(int64_t bits, int64_t group_size, bool has_row_bits) {
+  rules::group_size(group_size);
+  if (!has_row_bits) rules::bits("bits", bits);
 }
 
 // The Philox offset: a 0-d int64 host tensor, read when the call runs.
@@ -118,13 +107,10 @@ void check_quantized(const Tensor &packed, const Tensor &gmin, const Tensor &gsc
 
 fewbit_table table_of(int64_t bits, int64_t activation, double param,
                       const vector<double> &bounds, const vector<double> &levels) {
-  if (bits < 1 || bits > 8 || bounds.size() != (size_t(1) << bits) - 1 ||
-      levels.size() != size_t(1) << bits) {
-    const int64_t b = bits < 1 || bits > 8 ? 0 : bits;
-    fail("ValueError", "a ", bits, "-bit table has ", b ? (int64_t(1) << b) - 1 : 0,
-         " bounds and ", b ? int64_t(1) << b : 0, " levels, got ", bounds.size(), " and ",
-         levels.size());
-  }
+  rules::bits("bits", bits);
+  if (bounds.size() != (size_t(1) << bits) - 1 || levels.size() != size_t(1) << bits)
+    fail("ValueError", "a ", bits, "-bit table has ", (int64_t(1) << bits) - 1, " bounds and ",
+         int64_t(1) << bits, " levels, got ", bounds.size(), " and ", levels.size());
   fewbit_table t{};
   t.bits = static_cast<uint32_t>(bits);
   t.activation = static_cast<uint32_t>(activation);
@@ -143,12 +129,13 @@ tuple<Tensor, Tensor, Tensor> quantize_at(const Tensor &x_in, const optional<Ten
                                           int64_t rows, int64_t bits, int64_t group_size,
                                           const string &rounding, int64_t seed, int64_t offset,
                                           const string &meta_dtype) {
-  const actq_dtype xd = actq_dtype_of(x_in);
-  const actq_dtype md = meta_dtype_of(meta_dtype);
-  const actq_rounding rd = rounding_of(rounding);
-  const size_t cols = cols_of(x_in.numel(), rows);
+  const actq_dtype xd = actq_dtype_of(x_in, "x");
+  const actq_dtype md = rules::meta_dtype(meta_dtype);
+  const actq_rounding rd = rules::rounding(rounding);
+  const size_t cols = rules::cols(x_in.numel(), rows);
   Tensor rb_keep = x_in;
   const uint8_t *rb = row_bits_of(row_bits, rows, &rb_keep);
+  check_layout(bits, group_size, row_bits.has_value());
   const actq_layout lay = layout_of(rows, cols, group_size, bits, rb, md);
   size_t nbytes, groups;
   check("actq_layout_sizes", actq_layout_sizes(&lay, &nbytes, &groups));
@@ -191,16 +178,13 @@ Tensor dequantize(Tensor packed_in, Tensor gmin_in, Tensor gscale_in, optional<T
                   vector<int64_t> shape, int64_t rows, int64_t bits, int64_t group_size,
                   ScalarType dtype) {
   const actq_dtype yd = dtype_of_scalar_type(dtype);
-  actq_dtype md;
-  const int32_t min_dt = dtype_of(gmin_in);
-  if (!actq_dtype_of_code(min_dt, &md))
-    fail("TypeError", "actq takes float32, float16 or bfloat16 tensors, not ",
-         dtype_name(min_dt));
+  const actq_dtype md = actq_dtype_of(gmin_in, "group_min");
   int64_t numel = 1;
   for (int64_t s : shape) numel *= s;
-  const size_t cols = cols_of(numel, rows);
+  const size_t cols = rules::cols(numel, rows);
   Tensor rb_keep = packed_in;
   const uint8_t *rb = row_bits_of(row_bits, rows, &rb_keep);
+  check_layout(bits, group_size, row_bits.has_value());
   const actq_layout lay = layout_of(rows, cols, group_size, bits, rb, md);
   size_t nbytes, groups;
   check("actq_layout_sizes", actq_layout_sizes(&lay, &nbytes, &groups));
@@ -218,7 +202,7 @@ Tensor dequantize(Tensor packed_in, Tensor gmin_in, Tensor gscale_in, optional<T
 tuple<Tensor, Tensor> fewbit_encode(Tensor x_in, int64_t bits, int64_t activation, double param,
                                     vector<double> bounds, vector<double> levels, bool with_y) {
   const fewbit_table table = table_of(bits, activation, param, bounds, levels);
-  const actq_dtype d = actq_dtype_of(x_in);
+  const actq_dtype d = actq_dtype_of(x_in, "x");
   const Tensor x = dense(x_in);
   const Device dev = device_of(x);
   Tensor codes_out = empty1(packed_bytes_1row(bits, x.numel()), codes().u8, dev);
@@ -233,16 +217,19 @@ tuple<Tensor, Tensor> fewbit_encode(Tensor x_in, int64_t bits, int64_t activatio
 Tensor fewbit_backward(Tensor codes_in, Tensor grad_out, int64_t bits, int64_t activation,
                        double param, vector<double> bounds, vector<double> levels) {
   const fewbit_table table = table_of(bits, activation, param, bounds, levels);
+  const actq_dtype d = actq_dtype_of(grad_out, "grad_out");
   const Tensor g = dense(grad_out);
-  const actq_dtype d = actq_dtype_of(g);
   const Device dev = device_of(g);
   const int64_t need = packed_bytes_1row(bits, g.numel());
   const Device cdev = device_of(codes_in);
   const int32_t cdt = dtype_of(codes_in);
-  if (cdt != codes().u8 || codes_in.numel() < need || cdev != dev)
-    fail("ValueError", g.numel(), " elements need ", need, " bytes of uint8 codes on ",
-         device_name(dev), ", got ", codes_in.numel(), " ", dtype_name(cdt), " on ",
+  if (cdt != codes().u8) fail("TypeError", "codes must be a torch.uint8 tensor, got ", dtype_name(cdt));
+  if (cdev != dev)
+    fail("ValueError", "codes must be on grad_out's device (", device_name(dev), "), got ",
          device_name(cdev));
+  rules::at_least("codes", codes_in.numel(), need, "bytes",
+                  "grad_out's " + std::to_string(g.numel()) + " elements at " +
+                      std::to_string(bits) + " bits");
   const Tensor c = dense(codes_in);
   std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
   Tensor gi = empty(shape, code_of(d), dev);

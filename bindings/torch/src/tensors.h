@@ -80,12 +80,13 @@ inline int32_t code_of(actq_dtype d) {
   return d == ACTQ_F32 ? c.f32 : d == ACTQ_F16 ? c.f16 : c.bf16;
 }
 
-// The actq dtype of a data tensor, or the binding's TypeError.
-inline actq_dtype actq_dtype_of(const Tensor &t) {
+// The actq dtype of data tensor t, the argument `name`, or the binding's TypeError.
+inline actq_dtype actq_dtype_of(const Tensor &t, const char *name) {
   actq_dtype d;
   int32_t code = dtype_of(t);
   if (!actq_dtype_of_code(code, &d))
-    fail("TypeError", "actq takes float32, float16 or bfloat16 tensors, not ", dtype_name(code));
+    fail("TypeError", name, " must be a float32, float16 or bfloat16 tensor, got ",
+         dtype_name(code));
   return d;
 }
 

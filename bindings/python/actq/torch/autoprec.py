@@ -22,8 +22,8 @@ import contextlib
 
 import torch
 
+from .. import rules
 from ..errors import ActqError, Status
-from ..enums import widths_mask
 from . import ops
 from .quantizer import Quantizer
 
@@ -43,12 +43,15 @@ class AutoPrecision(Quantizer):
                  meta_dtype="f32", seed=None, alloc_method="exact"):
         """model: the nn.Module whose parameter gradients measure the sensitivities (its
         batch-norm layers stop updating running statistics during a refresh)."""
+        rules.allowed_widths(allowed_bits)
+        rules.check("average_bits", average_bits)
+        for name, v in (("refresh_every", refresh_every), ("probes", probes)):
+            if not isinstance(v, int) or v < 1:
+                rules.refuse(name, v, "an integer >= 1")
         allowed = sorted(set(allowed_bits))
         super().__init__(_fallback_bits(average_bits, allowed), group_size,
                          allowed_bits=allowed, rounding=rounding, meta_dtype=meta_dtype,
                          seed=seed, alloc_method=alloc_method)
-        if refresh_every < 1 or probes < 1:
-            raise ValueError("refresh_every and probes must be at least 1")
         self.model = model
         self.target_bits = float(average_bits)
         self.allowed_bits = tuple(allowed)
@@ -135,7 +138,7 @@ class AutoPrecision(Quantizer):
     def _allocate(self, sens, numel):
         if not sens:
             return []
-        mask = widths_mask(self.allowed_bits)
+        mask = rules.allowed_widths(self.allowed_bits)
         try:
             bits, _ = ops.allocate_bits(sens, numel, self.target_bits, mask, self.alloc_method)
         except ActqError as e:

@@ -11,11 +11,15 @@ TORCH_DTYPES = {torch.float32: DType.F32, torch.float16: DType.F16, torch.bfloat
 ACTQ_TO_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
 
 
-def actq_dtype(t):
+def actq_dtype(t, name="x"):
+    """The actq dtype of tensor t, the argument `name` of the call."""
     try:
         return TORCH_DTYPES[t.dtype]
-    except KeyError:
-        raise TypeError("actq takes float32, float16 or bfloat16 tensors, not %s" % t.dtype)
+    except (KeyError, AttributeError):
+        if not torch.is_tensor(t):
+            raise TypeError("%s must be a tensor, got %s" % (name, type(t).__name__)) from None
+        raise TypeError("%s must be a float32, float16 or bfloat16 tensor, got %s"
+                        % (name, t.dtype)) from None
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch.nn.grad import conv2d_input
 from torch.nn.modules.utils import _pair
 
+from .. import rules
 from ..enums import Activation as _A
 from ..fewbit import FewbitTable, cached_table
 from ..quantized import Quantized
@@ -135,6 +136,11 @@ TORCH_FORWARD = {
 ROUTES = {"cpu": "torch", "cuda": "torch"}
 
 
+def check_route(route):
+    if route not in (None, "torch", "fused"):
+        rules.refuse("route", route, "one of torch, fused, or None (ROUTES by device)")
+
+
 class FewbitActivation(torch.autograd.Function):
     """spec: the table's fields (library.table_spec), plain values torch.compile keeps as
     constants of the graph; route: "torch", "fused", or None (ROUTES by device)."""
@@ -191,6 +197,7 @@ def table_spec(activation, bits=2, param=0.0):
 def fewbit_activation(x, activation, bits=2, param=0.0, route=None):
     """f(x) saving a `bits`-bit code per element; activation: a name ("gelu"), an
     Activation, or a FewbitTable; route: how y is computed (ROUTES)."""
+    check_route(route)
     return FewbitActivation.apply(x, table_spec(activation, bits, param), route)
 
 

@@ -18,6 +18,7 @@ import contextlib
 
 import torch
 
+from .. import rules
 from ..quantized import Quantized
 from .meter import is_parameter
 from .quantizer import Quantizer
@@ -59,6 +60,11 @@ def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
     """Yields the Quantizer in use. average_bits: per-sample mixed widths (first dimension
     of each saved tensor) among allowed_bits. meter: a SavedTensorMeter to count into.
     quantizer: one to use instead, e.g. an AutoPrecision (per-tensor widths, GACT)."""
+    if not isinstance(min_numel, int) or min_numel < 0:
+        rules.refuse("min_numel", min_numel, "an integer >= 0")
+    if quantizer is not None and not isinstance(quantizer, Quantizer):
+        raise TypeError("quantizer must be a Quantizer (or an AutoPrecision), got %s"
+                        % type(quantizer).__name__)
     q = quantizer or Quantizer(bits, group_size, average_bits=average_bits,
                                allowed_bits=allowed_bits, rounding=rounding,
                                meta_dtype=meta_dtype, seed=seed)

@@ -7,7 +7,7 @@ contiguous here, outputs are contiguous on the input's device.
 """
 import torch
 
-from .. import raw
+from .. import raw, rules
 from .device import ACTQ_TO_TORCH, actq_dtype, addr, context_for
 
 
@@ -21,16 +21,31 @@ def cols_of(numel, rows):
     """The columns of numel elements seen as `rows` rows; the C calls would otherwise read
     rows * cols elements of a tensor that has another count."""
     if rows < 0 or (rows and numel % rows) or (not rows and numel):
-        raise ValueError("%d elements do not split into %d rows" % (numel, rows))
+        raise rules.ArgumentError("rows", rows, "rows must divide the %d elements, got %d"
+                                  % (numel, rows))
     return numel // rows if rows else 0
 
 
+def check_layout(rows, bits, group_size, row_bits):
+    """The layout's arguments (actq/rules.py); row_bits is read as `rows` host bytes."""
+    if row_bits is None:
+        rules.layout(bits, group_size)
+        return
+    check_row_bits(row_bits, rows)
+    rules.layout(bits, group_size, rows, row_bits.tolist())
+
+
 def check_row_bits(row_bits, rows):
-    """row_bits is read as `rows` host bytes."""
-    if row_bits is not None and (row_bits.device.type != "cpu" or row_bits.dtype != torch.uint8
-                                 or row_bits.numel() != rows):
-        raise ValueError("row_bits must be %d uint8 values in host memory, got %d %s on %s"
-                         % (rows, row_bits.numel(), row_bits.dtype, row_bits.device))
+    """What check_layout checks of row_bits without reading its values (the fakes: there
+    are none at tracing time): a uint8 host tensor of one entry per row."""
+    if row_bits is None:
+        return
+    if row_bits.device.type != "cpu" or row_bits.dtype != torch.uint8:
+        raise TypeError("row_bits must be a torch.uint8 tensor in host memory, got %s on %s"
+                        % (row_bits.dtype, row_bits.device))
+    if row_bits.numel() != rows:
+        raise rules.ArgumentError("row_bits", row_bits.numel(), "row_bits has %d entries for"
+                                  " %d rows" % (row_bits.numel(), rows))
 
 
 def check_quantized(packed, gmin, gscale, nbytes, groups):
@@ -51,7 +66,7 @@ def quantize(x, rows, bits, group_size, row_bits, rounding, seed, offset, meta_d
     x = x.detach().contiguous()
     xd = actq_dtype(x)
     cols = cols_of(x.numel(), rows)
-    check_row_bits(row_bits, rows)
+    check_layout(rows, bits, group_size, row_bits)
     row_bits = row_bits.contiguous() if row_bits is not None else None
     lay = raw.layout(rows, cols, group_size, bits, addr(row_bits), meta_dtype)
     nbytes, groups = raw.layout_sizes(lay)
@@ -68,7 +83,7 @@ def dequantize(packed, gmin, gscale, row_bits, shape, rows, bits, group_size, me
                y_dtype, ctx=None):
     """A tensor of `shape` and actq dtype y_dtype, on packed's device."""
     cols = cols_of(numel(shape), rows)
-    check_row_bits(row_bits, rows)
+    check_layout(rows, bits, group_size, row_bits)
     row_bits = row_bits.contiguous() if row_bits is not None else None
     lay = raw.layout(rows, cols, group_size, bits, addr(row_bits), meta_dtype)
     check_quantized(packed, gmin, gscale, *raw.layout_sizes(lay))
@@ -94,7 +109,7 @@ def fewbit_encode(table, x, with_y, ctx=None):
 def fewbit_backward(table, codes, grad_out, ctx=None):
     """grad_out * levels[code], in grad_out's dtype and shape."""
     g = grad_out.detach().contiguous()
-    d = actq_dtype(g)
+    d = actq_dtype(g, "grad_out")
     check_codes(table.bits, codes, g)
     codes = codes.contiguous()  # kept in a name: the C call must not see a freed temporary
     gi = torch.empty_like(g)
@@ -106,10 +121,13 @@ def fewbit_backward(table, codes, grad_out, ctx=None):
 def check_codes(bits, codes, g):
     """The C call reads ceil(numel * bits / 8) bytes of codes on g's device: make sure."""
     need = raw.packed_bytes_1row(bits, g.numel())
-    if codes.dtype != torch.uint8 or codes.numel() < need or codes.device != g.device:
-        raise ValueError("%d elements need %d bytes of uint8 codes on %s, got %d %s on %s"
-                         % (g.numel(), need, g.device, codes.numel(), codes.dtype,
-                            codes.device))
+    if codes.dtype != torch.uint8:
+        raise TypeError("codes must be a torch.uint8 tensor, got %s" % codes.dtype)
+    if codes.device != g.device:
+        raise ValueError("codes must be on grad_out's device (%s), got %s"
+                         % (g.device, codes.device))
+    rules.at_least("codes", codes.numel(), need,
+                   what="grad_out's %d elements at %d bits" % (g.numel(), bits))
 
 
 def numel(shape):

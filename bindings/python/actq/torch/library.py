@@ -38,9 +38,9 @@ from typing import List, Optional, Tuple
 
 import torch
 
-from .. import _lib, raw
+from .. import _lib, raw, rules
 from ..enums import DType, Rounding, to_enum
-from ..errors import ActqError, _BY_STATUS
+from ..errors import ActqError, ArgumentError, _BY_STATUS
 from . import kernels
 from .device import ACTQ_TO_TORCH, TORCH_DTYPES
 
@@ -103,11 +103,18 @@ else:
     IMPLEMENTATION = "direct library calls, no torch.ops.actq (%s)" % REASON
 
 _TAGGED = re.compile(r"\[actq ([A-Za-z]+)(?: (\d+))?\] ([^:\n]*)(?:: )?(.*)", re.S)
+# An argument the operator refused (bindings/torch/src/rules.h): the argument's name in
+# the tag, the message "<name> must be <allowed>, got <value>" (or "<name> has ...").
+_ARGUMENT = re.compile(r"\[actq ArgumentError ([^\]]+)\] (.*?)(?:, got (.*))?$", re.S)
 
 
 def translated(e):
     """The exception the Python binding raises for the fault a C++ operator reported in
     RuntimeError e (its tag, ops.cc's errors.h); e itself when it has no tag."""
+    a = _ARGUMENT.search(str(e))
+    if a is not None:
+        name, message, value = a.groups()
+        return ArgumentError(name, value, message + (", got " + value if value else ""))
     m = _TAGGED.search(str(e))
     if m is None:
         return e
@@ -157,8 +164,11 @@ def table_struct(bits, activation, param, bounds, levels):
 # ---- fake implementations: shapes and dtypes from the arguments, the real checks --------
 
 def quantize_fake(x, row_bits, rows, bits, group_size, rounding, seed, offset, meta_dtype):
-    md = to_enum(DType, meta_dtype)
-    to_enum(Rounding, rounding)  # the same error as the real call for a bad name
+    md = to_enum(DType, meta_dtype, "meta_dtype")
+    to_enum(Rounding, rounding, "rounding")  # the same error as the real call for a bad name
+    rules.check("group_size", group_size)
+    if row_bits is None:
+        rules.check("bits", bits)
     rows = int(rows)
     cols = kernels.cols_of(int(x.numel()), rows)
     kernels.check_row_bits(row_bits, rows)

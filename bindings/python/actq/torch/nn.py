@@ -49,6 +49,7 @@ class FewbitActivation(nn.Module):
         fewbit_encode for the codes alone), "fused" (fewbit_encode writes both), or None:
         functional.ROUTES by device."""
         super().__init__()
+        AF.check_route(route)
         self.activation, self.bits, self.param, self.route = activation, bits, param, route
         self.table = AF.cached_table(activation, bits, param)
         self.spec = AF.library.table_spec(self.table)  # what the autograd function takes

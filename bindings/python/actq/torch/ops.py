@@ -12,7 +12,7 @@ import math
 import numpy as np
 import torch
 
-from .. import alloc, raw
+from .. import alloc, raw, rules
 from ..enums import DType, Rounding, to_enum
 from ..quantized import Quantized
 from . import kernels, library
@@ -27,21 +27,22 @@ def _row_bits(row_bits, rows):
     if row_bits is None:
         return None
     rb = torch.as_tensor(np.asarray(row_bits) if not torch.is_tensor(row_bits) else row_bits)
-    rb = rb.to(device="cpu", dtype=torch.uint8).contiguous().reshape(-1)
-    if rb.numel() != rows:
-        raise ValueError("row_bits has %d entries for %d rows" % (rb.numel(), rows))
-    return rb
+    rb = rb.to(device="cpu").reshape(-1)
+    rules.row_bits(rows, rb.tolist())  # before the uint8 cast, which would wrap 256 to 0
+    return rb.to(dtype=torch.uint8).contiguous()
 
 
 def rows_cols(shape, rows):
     """actq.rows_cols in plain Python (math.prod, not NumPy), so torch.compile traces it."""
     if rows is None:
         rows = shape[0] if len(shape) >= 2 else 1
+    rules.check("rows", rows)
     if rows == 0:
         return 0, 0
     numel = math.prod(shape)
     if numel % rows:
-        raise ValueError("%d elements do not split into %d rows" % (numel, rows))
+        raise rules.ArgumentError("rows", rows, "rows must divide the %d elements, got %d"
+                                  % (numel, rows))
     return rows, numel // rows
 
 
@@ -54,11 +55,18 @@ def quantize(x, bits=2, group_size=256, *, row_bits=None, rounding="stochastic",
              offset=0, meta_dtype="f32", rows=None, ctx=None):
     """actq_quantize on a tensor seen as rows x cols (rows = first dimension by default).
     offset: an int, or a 0-d int64 CPU tensor (read when the call runs)."""
-    xd = actq_dtype(x)
-    md = to_enum(DType, meta_dtype)
-    rd = to_enum(Rounding, rounding)
+    xd = actq_dtype(x, "x")
+    md = to_enum(DType, meta_dtype, "meta_dtype")
+    rd = to_enum(Rounding, rounding, "rounding")
+    rules.check("seed", seed)
+    if not torch.is_tensor(offset):
+        rules.check("offset", offset)
     r, c = rows_cols(tuple(x.shape), rows)
     rb = _row_bits(row_bits, r)
+    if rb is None:
+        rules.layout(bits, group_size)
+    else:
+        rules.check("group_size", group_size)
     if _use_ops(ctx):
         off = offset if torch.is_tensor(offset) else torch.tensor(library.signed64(offset))
         try:
@@ -75,14 +83,18 @@ def quantize(x, bits=2, group_size=256, *, row_bits=None, rounding="stochastic",
 
 def dequantize(q, dtype=None, ctx=None):
     """actq_dequantize: a tensor of q's original shape (and dtype unless given)."""
+    if not isinstance(q, Quantized):
+        raise TypeError("q must be a Quantized (what quantize returns), got %s"
+                        % type(q).__name__)
     if dtype is None:
         yd = q.dtype
     elif isinstance(dtype, torch.dtype):
         if dtype not in TORCH_DTYPES:
-            raise TypeError("actq takes float32, float16 or bfloat16 tensors, not %s" % dtype)
+            raise TypeError("dtype must be torch.float32, torch.float16 or torch.bfloat16, "
+                            "got %s" % dtype)
         yd = TORCH_DTYPES[dtype]
     else:
-        yd = to_enum(DType, dtype)
+        yd = to_enum(DType, dtype, "dtype")
     if _use_ops(ctx):
         try:
             return torch.ops.actq.dequantize.default(
@@ -96,7 +108,12 @@ def dequantize(q, dtype=None, ctx=None):
 
 def pack(codes, bits, ctx=None):
     """actq_pack: one row of uint8 codes into the packed bit stream."""
-    codes = codes.detach().to(torch.uint8).contiguous().reshape(-1)
+    rules.check("bits", bits)
+    if codes.dtype != torch.uint8:
+        raise TypeError("codes must be a torch.uint8 tensor, got %s" % codes.dtype)
+    codes = codes.detach().contiguous().reshape(-1)
+    if codes.numel() and int(codes.max()) >= 1 << bits:
+        rules.codes_below(codes.cpu().numpy(), bits)
     out = torch.zeros(raw.packed_bytes_1row(bits, codes.numel()), dtype=torch.uint8,
                       device=codes.device)
     with context_for(codes, ctx) as cx:
@@ -106,13 +123,13 @@ def pack(codes, bits, ctx=None):
 
 def unpack(packed, bits, n, ctx=None):
     """actq_unpack: n uint8 codes from a packed bit stream."""
+    rules.check("bits", bits)
+    rules.check("n", n, "rows")
     packed = packed.detach().contiguous().reshape(-1)
     if packed.dtype != torch.uint8:
-        raise TypeError("packed codes are uint8, not %s" % packed.dtype)
-    need = raw.packed_bytes_1row(bits, n)
-    if packed.numel() < need:
-        raise ValueError("%d codes of %d bits need %d bytes, got %d"
-                         % (n, bits, need, packed.numel()))
+        raise TypeError("packed must be a torch.uint8 tensor, got %s" % packed.dtype)
+    rules.at_least("packed", packed.numel(), raw.packed_bytes_1row(bits, n),
+                   what="%d codes of %d bits" % (n, bits))
     codes = torch.empty(n, dtype=torch.uint8, device=packed.device)
     with context_for(packed, ctx) as cx:
         raw.unpack(cx, bits, n, addr(packed), addr(codes))

@@ -17,7 +17,8 @@ import itertools
 
 import torch
 
-from ..enums import DType, Rounding, to_enum, widths_mask
+from .. import rules
+from ..enums import AllocMethod, DType, Rounding, to_enum
 from ..quantized import Quantized
 from . import library, ops
 from .device import ACTQ_TO_TORCH, TORCH_DTYPES
@@ -49,10 +50,18 @@ class Quantizer:
         widths among allowed_bits with that average. seed: None takes the next of a
         process-wide sequence, so quantizers created in the same order get the same seeds
         and different quantizers never share a noise stream."""
+        if average_bits is None:
+            rules.check("bits", bits)
+        else:
+            rules.check("average_bits", average_bits)
+        rules.check("group_size", group_size)
+        if seed is not None:
+            rules.check("seed", seed)
+        to_enum(AllocMethod, alloc_method, "alloc_method")
         self.bits = bits
         self.group_size = group_size
         self.average_bits = average_bits
-        self.allowed_mask = widths_mask(allowed_bits)
+        self.allowed_mask = rules.allowed_widths(allowed_bits)
         self.rounding = rounding
         self.meta_dtype = meta_dtype
         self.seed = next(_seeds) if seed is None else seed  # also sets _seed64
@@ -60,8 +69,8 @@ class Quantizer:
         # The Philox offset of the next call, a 0-d CPU tensor that compress advances in
         # place: compiled code reads and advances it at run time, not once at tracing.
         self.offset = torch.zeros((), dtype=torch.int64)
-        self._rounding = to_enum(Rounding, rounding)
-        self._meta_dtype = to_enum(DType, meta_dtype)
+        self._rounding = to_enum(Rounding, rounding, "rounding")
+        self._meta_dtype = to_enum(DType, meta_dtype, "meta_dtype")
         # The op's spelling of the enums, resolved once: compress is on every saved
         # tensor's path.
         self._op_names = (self._rounding.name.lower(), self._meta_dtype.name.lower())
@@ -76,6 +85,7 @@ class Quantizer:
 
     @seed.setter
     def seed(self, value):
+        rules.check("seed", value)
         self._seed = value
         self._seed64 = library.signed64(value)  # the op's form, computed once
 
