@@ -195,7 +195,8 @@ def allowed_widths(allowed):
     the mask, or ArgumentError naming the bad width."""
     if _int(allowed):
         if allowed == 0 or allowed & ~0x1FE:
-            refuse("allowed", hex(allowed), "a mask with some of bits 1..8 set and no other")
+            raise ArgumentError("allowed", allowed, "allowed must be a mask with some of bits "
+                                "1..8 set and no other, got %#x" % allowed)
         return int(allowed)
     widths = list(allowed)
     if not widths:

@@ -105,7 +105,7 @@ else:
 _TAGGED = re.compile(r"\[actq ([A-Za-z]+)(?: (\d+))?\] ([^:\n]*)(?:: )?(.*)", re.S)
 # An argument the operator refused (bindings/torch/src/rules.h): the argument's name in
 # the tag, the message "<name> must be <allowed>, got <value>" (or "<name> has ...").
-_ARGUMENT = re.compile(r"\[actq ArgumentError ([^\]]+)\] (.*?)(?:, got (.*))?$", re.S)
+_ARGUMENT = re.compile(r"\[actq ArgumentError (\S+)\] (.*?)(?:, got (.*))?$", re.S)
 
 
 def translated(e):
@@ -228,8 +228,8 @@ if AVAILABLE and not CPP_PATH:
         """actq_quantize of x as rows x (numel / rows): (packed, group_min, group_scale).
         row_bits: host uint8 widths per row or None (then bits)."""
         return kernels.quantize(x, rows, bits, group_size, row_bits,
-                                to_enum(Rounding, rounding), seed, int(offset),
-                                to_enum(DType, meta_dtype))
+                                to_enum(Rounding, rounding, "rounding"), seed, int(offset),
+                                to_enum(DType, meta_dtype, "meta_dtype"))
 
     @_custom_op("actq::compress", mutates_args=("offset", "stored"),
                 device_types=DEVICE_TYPES)
@@ -238,8 +238,9 @@ if AVAILABLE and not CPP_PATH:
                   meta_dtype: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """quantize at the offset, then the offset advanced by one and x's elements added
         to stored[bits]."""
-        out = kernels.quantize(x, rows, bits, group_size, None, to_enum(Rounding, rounding),
-                               seed, int(offset), to_enum(DType, meta_dtype))
+        out = kernels.quantize(x, rows, bits, group_size, None,
+                               to_enum(Rounding, rounding, "rounding"),
+                               seed, int(offset), to_enum(DType, meta_dtype, "meta_dtype"))
         offset.add_(1)
         stored[bits] += x.numel()
         return out
