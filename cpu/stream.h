@@ -21,9 +21,12 @@
 #include <stdint.h>
 #include <xmmintrin.h>
 
-/* Output bytes of one call from which its kernels stream. Half the last-level cache of
- * the machines measured (32 MiB L3 on Zen 3; Xeons have 1.5-2 MiB a core): the crossover
- * measured in docs/bench-cpu.md, "Streaming stores". */
+/* Output bytes of one call from which its kernels stream: half the last-level cache of a
+ * Zen 3 CCX (32 MiB), several times a Xeon core's share (1.5-2 MiB); an output this large
+ * is mostly out of the cache by the time anything reads it. A modelled choice, not a
+ * measured crossover: on the Zen 3 VM of bench/results/cpu/streaming-zen3-2026-12-02.md
+ * the kernels' A/B was within its noise either way (a plain copy streams in 0.72-0.88x
+ * the time); measure it where the proxy shows the read for ownership (Intel). */
 #ifndef ACTQ_STREAM_MIN_BYTES /* a build may set it (-D...), e.g. to measure the crossover */
 #define ACTQ_STREAM_MIN_BYTES ((size_t)16 << 20)
 #endif
