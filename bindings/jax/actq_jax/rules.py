@@ -36,33 +36,29 @@ ACTIVATIONS = {name: i for i, name in enumerate(
      "relu", "relu6", "leaky_relu"], start=1)}
 
 
-class ArgumentError(ValueError):
+class _Refusal:
+    """What both refusals carry: the argument's name, the value given, the message."""
+
+    def __init__(self, argument, value, message):
+        self.argument = argument
+        self.value = value
+        super().__init__(message)
+
+    def __reduce__(self):
+        return type(self), (self.argument, self.value, str(self))
+
+
+class ArgumentError(_Refusal, ValueError):
     """An argument actq_jax refused before calling the library: `argument` names it (a
     field of a Quantized as "q.packed"), `value` is what was given (for an array, what the
     message shows of it: its element count, shape or "dtype[shape]"), and the message says
     what is allowed: "bits must be 1..8, got 9"."""
 
-    def __init__(self, argument, value, message):
-        self.argument = argument
-        self.value = value
-        super().__init__(message)
 
-    def __reduce__(self):
-        return type(self), (self.argument, self.value, str(self))
-
-
-class ArgumentTypeError(TypeError):
+class ArgumentTypeError(_Refusal, TypeError):
     """An argument of the wrong kind (an array of the wrong dtype, something that is no
     array): `argument` and `value` as ArgumentError's, and the message in the same words:
     "x must be float32, float16 or bfloat16, got int32"."""
-
-    def __init__(self, argument, value, message):
-        self.argument = argument
-        self.value = value
-        super().__init__(message)
-
-    def __reduce__(self):
-        return type(self), (self.argument, self.value, str(self))
 
 
 def _int(v):
