@@ -156,7 +156,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
   }
 
 /* The codes of [i0, i1) (and y), by width and search method. */
-static size_t encode_range(const actq_fewbit_job *job, size_t i0, size_t i1, int nt) {
+INLINE size_t encode_range(const actq_fewbit_job *job, size_t i0, size_t i1, int nt) {
   const actq_dtype dt = job->dtype;
   const uint32_t b = job->table->bits;
   const int lut = job->code_lut != NULL && b >= 6;

@@ -1,5 +1,5 @@
-/* avx512_emulated.c - cpu/avx512/noise_avx512.c and cpu/avx512/quantize_avx512.c, unchanged,
- * over SIMDe's AVX-512 (with tests/support/simde_avx512_extra.h for what SIMDe 0.7.4 lacks),
+/* avx512_emulated.c - cpu/avx512/noise_avx512.c, quantize_avx512.c and fewbit_avx512.c,
+ * unchanged, over SIMDe's AVX-512 (with tests/support/simde_avx512_extra.h for what SIMDe 0.7.4 lacks),
  * under the names of avx512_emulated.h. Compiled with the AVX2 kernels' flags and no
  * -mavx512*: the intrinsics become AVX2 code or lane loops with the instructions' results. */
 #include <immintrin.h>
@@ -15,9 +15,11 @@
 #define actq_avx512_quantize_groups actq_emu512_quantize_groups
 #define actq_avx512_noise_fill actq_emu512_noise_fill
 #define actq_cpu_avx512_kernels actq_cpu_emu512_kernels
+#define actq_avx512_fewbit_backward actq_emu512_fewbit_backward
 
 #include "cpu/avx512/noise_avx512.c"
 #include "cpu/avx512/quantize_avx512.c"
+#include "cpu/avx512/fewbit_avx512.c"
 
 /* ---- the emulation's self-check ------------------------------------------------------------ */
 #include <math.h>

@@ -11,5 +11,5 @@ const actq_cpu_kernels actq_cpu_emu512_kernels = {
     .pack = actq_avx2_pack,
     .unpack = actq_avx2_unpack,
     .fewbit_encode = actq_avx2_fewbit_encode,
-    .fewbit_backward = actq_avx2_fewbit_backward,
+    .fewbit_backward = actq_emu512_fewbit_backward,
 };

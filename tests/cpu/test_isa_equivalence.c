@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "actq.h"
+#include "fewbit.h"
 #include "src/arith/bitstream.h"
 #include "src/arith/half.h"
 #include "cpu/isa.h"
@@ -242,9 +243,11 @@ Test(isa_equivalence, emulated_table_mirrors_avx512) {
   cr_assert(a->quantize_groups == actq_avx512_quantize_groups &&
                 e->quantize_groups == actq_emu512_quantize_groups,
             "the AVX-512 table's quantize changed: update tests/cpu/kernels_emu512.c");
+  cr_assert(a->fewbit_backward == actq_avx512_fewbit_backward &&
+                e->fewbit_backward == actq_emu512_fewbit_backward,
+            "the AVX-512 table's fewbit_backward changed: update tests/cpu/kernels_emu512.c");
   cr_assert(e->dequantize_groups == a->dequantize_groups && e->pack == a->pack &&
-                e->unpack == a->unpack && e->fewbit_encode == a->fewbit_encode &&
-                e->fewbit_backward == a->fewbit_backward,
+                e->unpack == a->unpack && e->fewbit_encode == a->fewbit_encode,
             "a slot of the AVX-512 table changed: update tests/cpu/kernels_emu512.c");
   cr_assert_eq(sizeof *e, sizeof(const char *) + 6 * sizeof(void (*)(void)),
                "actq_cpu_kernels has new slots: compare them here");
@@ -419,4 +422,70 @@ Test(isa_equivalence, pack_unpack) {
       buf_free(&pk_ref);
       buf_free(&out_ref);
     }
+}
+
+/* fewbit_encode's codes and fewbit_backward of every width and dtype: tables of 1..8
+ * bits (GELU; at 1 and 8 bits also levels with NaN, Inf and signed zeros, so products of
+ * every kind reach the rounding), gradients with specials, lengths around the kernels'
+ * blocks and units, odd addresses, every thread count. The codes come from random bytes
+ * (unused high bits of the last byte included, which no call may read as a code). */
+Test(isa_equivalence, fewbit_encode_and_backward) {
+  static const size_t ns[] = {1, 7, 8, 9, 31, 32, 33, 63, 100, 257, 1000, 4097, 70001};
+  size_t k, j, ti;
+  uint32_t bits;
+  int dt;
+  rng_state = 7;
+  for (bits = 1; bits <= 8; bits++) {
+    fewbit_table t;
+    cr_assert_eq(fewbit_table_build(FEWBIT_GELU, 0.0f, bits, NULL, &t), ACTQ_OK);
+    if (bits >= 2) { /* times a gradient of 1: exact halfway cases of the bf16 rounding */
+      t.levels[(1u << bits) / 2] = 1.0f + 0x1p-8f;             /* ties to the even 1.0 */
+      t.levels[(1u << bits) / 2 - 1] = 1.0f + 0x1p-7f + 0x1p-8f; /* ties up, to even */
+    }
+    if (bits == 1 || bits == 8) {
+      t.levels[0] = NAN;
+      t.levels[1] = -INFINITY;
+      t.levels[(1u << bits) - 1] = -0.0f;
+    }
+    for (dt = 0; dt < 3; dt++)
+      for (k = 0; k < sizeof ns / sizeof *ns; k++) {
+        const size_t n = ns[k], nb = actq_stream_bytes(n, bits), es = dsize((actq_dtype)dt);
+        buf x = buf_new(n * es), codes_ref = buf_new(nb), g = buf_new(n * es),
+            gi_ref = buf_new(n * es);
+        fill_input(&x, (actq_dtype)dt, 1, n, 1 + rnd_below(64));
+        fill_input(&g, (actq_dtype)dt, 1, n, 1 + rnd_below(64));
+        for (j = 0; j < n; j += 1 + rnd_below(5)) { /* gradients of +-1 (for the ties) */
+          const float one = rnd() & 1 ? 1.0f : -1.0f;
+          if (dt == ACTQ_F32) memcpy(g.p + 4 * j, &one, 4);
+          else {
+            const uint16_t h = dt == ACTQ_F16 ? actq_f32_to_f16(one) : actq_f32_to_bf16(one);
+            memcpy(g.p + 2 * j, &h, 2);
+          }
+        }
+        for (j = 0; j < nb; j++) codes_ref.p[j] = (uint8_t)rnd(); /* any bytes are codes */
+        cr_assert_eq(fewbit_backward(ref_ctx, &t, n, codes_ref.p, (actq_dtype)dt, g.p, gi_ref.p),
+                     ACTQ_OK);
+        for (ti = 0; ti < 4; ti++) {
+          buf codes = buf_new(nb), codes_x = buf_new(nb), gi = buf_new(n * es);
+          actq_status st, st_ref;
+          actq_context_set_threads(cpu_ctx, thread_counts[ti]);
+          st_ref = fewbit_encode(ref_ctx, &t, n, (actq_dtype)dt, x.p, NULL, codes_x.p);
+          st = fewbit_encode(cpu_ctx, &t, n, (actq_dtype)dt, x.p, NULL, codes.p);
+          cr_assert_eq(st, st_ref, "encode status n=%zu b=%u dt=%d", n, bits, dt);
+          cr_assert(memcmp(codes.raw, codes_x.raw, nb + 64) == 0, "encode n=%zu b=%u dt=%d t=%d",
+                    n, bits, dt, thread_counts[ti]);
+          cr_assert_eq(fewbit_backward(cpu_ctx, &t, n, codes_ref.p, (actq_dtype)dt, g.p, gi.p),
+                       ACTQ_OK);
+          cr_assert(memcmp(gi.raw, gi_ref.raw, n * es + 64) == 0,
+                    "backward n=%zu b=%u dt=%d t=%d", n, bits, dt, thread_counts[ti]);
+          buf_free(&codes);
+          buf_free(&codes_x);
+          buf_free(&gi);
+        }
+        buf_free(&x);
+        buf_free(&codes_ref);
+        buf_free(&g);
+        buf_free(&gi_ref);
+      }
+  }
 }

@@ -205,6 +205,30 @@ EMU_INLINE unsigned int emu_mm512_reduce_max_epu32(simde__m512i a) {
   return m;
 }
 
+/* vcvtps2ph with round-to-nearest-even (the only rounding the kernels use), per half:
+ * F16C's own conversion, NaN quieting included. */
+EMU_INLINE __m256i emu_mm512_cvtps_ph_rne(simde__m512 a) {
+  __m256 lo, hi;
+  emu_split_ps(a, &lo, &hi);
+  return _mm256_setr_m128i(_mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                           _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+/* vpmovdw: each 32-bit lane truncated to its low 16 bits. */
+EMU_INLINE __m256i emu_mm512_cvtepi32_epi16(simde__m512i a) {
+  uint32_t u[16];
+  uint16_t h[16];
+  int i;
+  memcpy(u, &a, sizeof u);
+  for (i = 0; i < 16; i++) h[i] = (uint16_t)u[i];
+  return _mm256_loadu_si256((const __m256i *)h);
+}
+
+/* vpmovzxbd: 16 bytes zero-extended to 32-bit lanes. */
+EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
+  return emu_join_si(_mm256_cvtepu8_epi32(a), _mm256_cvtepu8_epi32(_mm_srli_si128(a, 8)));
+}
+
 /* ---- SIMDe 0.7.4 fixes ------------------------------------------------------------------- */
 /* Its alias of vpmaddwd takes the masked form's four arguments. */
 #undef _mm512_madd_epi16
@@ -225,6 +249,14 @@ EMU_INLINE unsigned int emu_mm512_reduce_max_epu32(simde__m512i a) {
 #undef _mm512_reduce_min_ps
 #undef _mm512_reduce_max_ps
 #undef _mm512_reduce_max_epu32
+#undef _mm512_cvtps_ph
+#undef _mm512_cvtepi32_epi16
+#undef _mm512_cvtepu8_epi32
+#define _mm512_cvtepu8_epi32 emu_mm512_cvtepu8_epi32
+#define _mm512_cvtps_ph(a, rounding)                                                       \
+  ((void)sizeof(char[(rounding) == (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) ? 1 : -1]), \
+   emu_mm512_cvtps_ph_rne(a))
+#define _mm512_cvtepi32_epi16 emu_mm512_cvtepi32_epi16
 #define _mm512_cvtepi32_ps emu_mm512_cvtepi32_ps
 #define _mm512_cvtepu16_epi32 emu_mm512_cvtepu16_epi32
 #define _mm512_cvttps_epi32 emu_mm512_cvttps_epi32
