@@ -1,6 +1,7 @@
 /* avx512.h - the AVX-512 kernel table: the AVX2 table with quantize 16 lanes wide (its
- * Philox generator and its code arithmetic; measured faster, docs/bench-cpu.md) and
- * fewbit_backward 16 lanes wide (no gather at any width; modelled, scripts/cpu-model). */
+ * Philox generator and its code arithmetic; measured faster, docs/bench-cpu.md) and the
+ * few-bit codes and backward 16 lanes wide (no gather at any width; modelled,
+ * scripts/cpu-model). */
 #ifndef ACTQ_CPU_AVX512_H
 #define ACTQ_CPU_AVX512_H
 
@@ -11,6 +12,7 @@ extern const actq_cpu_kernels actq_cpu_avx512_kernels;
 size_t actq_avx512_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
                                    uint8_t *row_packed);
 
+size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
 void actq_avx512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
 
 void actq_avx512_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,

@@ -1,6 +1,15 @@
-/* fewbit_avx512.c - fewbit_backward 16 lanes wide: grad_in = grad_out * levels[code].
+/* fewbit_avx512.c - the few-bit kernels 16 lanes wide.
  *
- * The AVX2 kernel looks levels up with vpermps and blends up to 5 bits and with a gather
+ * Codes (fewbit_encode without y; with y the AVX2 kernel runs, whose activations have no
+ * AVX-512 twin yet): the binary search of actq_fewbit_code with every level's bounds in
+ * registers at every width. Level s compares x with bounds[(2l + 1) 2^(b-1-s) - 1] for
+ * the l found so far and l becomes 2l + (that bound < x): levels 0-4 take their bound by
+ * one vpermps from a 16-entry register, level 5 by vpermt2ps (32 bounds), levels 6 and 7
+ * by 2 and 4 vpermt2ps and a tree of mask blends on l's high bits. No gather and no table
+ * to build (the AVX2 kernel gathers from a 256 KiB code_lut past 5 bits); NaN compares
+ * false at every level, so its code is 0 as the reference's.
+ *
+ * Backward: grad_in = grad_out * levels[code]. The AVX2 kernel looks levels up with vpermps and blends up to 5 bits and with a gather
  * beyond (8 lanes a gather: the costliest step of the 8-bit backward). Here every width
  * stays in registers: the 2^b levels are 2^b / 16 zmm registers; vpermps serves up to 16
  * levels, vpermt2ps 32, and 6 to 8 bits take one vpermt2ps per 32 levels and a tree of
@@ -12,7 +21,9 @@
  * time by one zero-extension of their bytes. Fewer than 32
  * elements at the end of a range run the reference kernel. */
 #include <immintrin.h>
+#include <string.h>
 
+#include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/avx512/avx512.h"
@@ -38,7 +49,7 @@ FB512_INLINE __m512 backward_levels16(const __m512 *lv, uint32_t b, __m512i q) {
   return r[0];
 }
 
-FB512_INLINE __m512 backward_load16(const void *x, actq_dtype dt, size_t i) {
+FB512_INLINE __m512 fb_load16(const void *x, actq_dtype dt, size_t i) {
   if (dt == ACTQ_F32) return _mm512_loadu_ps((const float *)x + i);
   {
     const __m256i h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)x + i));
@@ -95,13 +106,116 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
                                                             w + 8 <= stream_bytes),
                                       1);
       const size_t e = i + 16 * (size_t)j;
-      __m512 v = _mm512_mul_ps(backward_load16(job->grad_out, dt, e), backward_levels16(lv, b, q));
+      __m512 v = _mm512_mul_ps(fb_load16(job->grad_out, dt, e), backward_levels16(lv, b, q));
       v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), cnan);
       backward_store16(job->grad_in, dt, e, v, nt);
     }
   }
   if (i < i1) actq_ref_fewbit_backward(job, i, i1);
 }
+
+/* ---- codes ------------------------------------------------------------------------- */
+
+/* The bounds of the search's levels (see the header): level s < 5 in one register (its
+ * 2^s entries repeated), level 5 in two, level 6 in four, level 7 in eight. */
+typedef struct fb_tree16 {
+  __m512 lv[5], l5[2], l6[4], l7[8];
+} fb_tree16;
+
+static void fb_tree16_init(fb_tree16 *tr, const float *bounds, uint32_t b) {
+  float lv[8][128];
+  uint32_t s, l, k;
+  memset(lv, 0, sizeof lv);
+  for (s = 0; s < b; s++)
+    for (l = 0; l < 128; l++) /* entries past 2^s repeat the level */
+      lv[s][l] = bounds[((2 * (l % (1u << s)) + 1) << (b - 1 - s)) - 1];
+  for (s = 0; s < 5; s++) tr->lv[s] = _mm512_loadu_ps(lv[s]);
+  for (k = 0; k < 2; k++) tr->l5[k] = _mm512_loadu_ps(lv[5] + 16 * k);
+  for (k = 0; k < 4; k++) tr->l6[k] = _mm512_loadu_ps(lv[6] + 16 * k);
+  for (k = 0; k < 8; k++) tr->l7[k] = _mm512_loadu_ps(lv[7] + 16 * k);
+}
+
+/* r[j] <- r[2j] or r[2j+1] by bit `bit` of l, for n results */
+FB512_INLINE void fb_halve(__m512 *r, uint32_t n, __m512i l, int bit) {
+  const __mmask16 hi = _mm512_test_epi32_mask(l, _mm512_set1_epi32(1 << bit));
+  uint32_t j;
+  for (j = 0; j < n; j++) r[j] = _mm512_mask_blend_ps(hi, r[2 * j], r[2 * j + 1]);
+}
+
+FB512_INLINE __m512i fb_codes16(const fb_tree16 *tr, uint32_t b, __m512 x) {
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i l = _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ), one);
+  uint32_t s;
+  for (s = 1; s < b; s++) {
+    __m512 bound, r[4];
+    if (s < 5) {
+      bound = _mm512_permutexvar_ps(l, tr->lv[s]);
+    } else if (s == 5) {
+      bound = _mm512_permutex2var_ps(tr->l5[0], l, tr->l5[1]);
+    } else if (s == 6) {
+      r[0] = _mm512_permutex2var_ps(tr->l6[0], l, tr->l6[1]);
+      r[1] = _mm512_permutex2var_ps(tr->l6[2], l, tr->l6[3]);
+      fb_halve(r, 1, l, 5);
+      bound = r[0];
+    } else {
+      uint32_t k;
+      for (k = 0; k < 4; k++) r[k] = _mm512_permutex2var_ps(tr->l7[2 * k], l, tr->l7[2 * k + 1]);
+      fb_halve(r, 2, l, 5);
+      fb_halve(r, 1, l, 6);
+      bound = r[0];
+    }
+    l = _mm512_add_epi32(l, l);
+    l = _mm512_mask_add_epi32(l, _mm512_cmp_ps_mask(bound, x, _CMP_LT_OQ), l, one);
+  }
+  return l;
+}
+
+FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, size_t i0, size_t i1,
+                                  const actq_dtype dt, const uint32_t b) {
+  /* bytes of the stream up to this range's end: store_pack32 may write ahead up to there
+   * (later blocks of the range rewrite them), never into another thread's range */
+  const size_t range_bytes = actq_stream_bytes(i1, b);
+  fb_tree16 tr;
+  size_t i = i0, nan = 0;
+  fb_tree16_init(&tr, job->table->bounds, b);
+  for (; i + 32 <= i1; i += 32) {
+    const __m512 x0 = fb_load16(job->x, dt, i), x1 = fb_load16(job->x, dt, i + 16);
+    const __m256i bytes = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(&tr, b, x0))),
+        _mm512_cvtepi32_epi8(fb_codes16(&tr, b, x1)), 1);
+    nan += (size_t)__builtin_popcount(_mm512_cmp_ps_mask(x0, x0, _CMP_UNORD_Q)) +
+           (size_t)__builtin_popcount(_mm512_cmp_ps_mask(x1, x1, _CMP_UNORD_Q));
+    actq_avx2_store_pack32(job->codes + (i / 8) * b, actq_avx2_pack32(bytes, b), b, 4 * b,
+                           range_bytes - (i / 8) * b);
+  }
+  return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
+}
+
+#define ENCODE16_DT(B)                                                                     \
+  switch (dt) {                                                                            \
+  case ACTQ_F32: return encode16_body(job, i0, i1, ACTQ_F32, B);                           \
+  case ACTQ_F16: return encode16_body(job, i0, i1, ACTQ_F16, B);                           \
+  default: return encode16_body(job, i0, i1, ACTQ_BF16, B);                                \
+  }
+
+size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  const actq_dtype dt = job->dtype;
+  /* with y; and at 6-8 bits with the driver's code_lut, whose one gather a vector costs
+   * less than 3-4 more levels of permutes and compares (all on one port on Intel) */
+  if (job->y || (job->code_lut && job->table->bits >= 6)) return actq_avx2_fewbit_encode(job, i0, i1);
+  switch (job->table->bits) {
+  case 1: ENCODE16_DT(1)
+  case 2: ENCODE16_DT(2)
+  case 3: ENCODE16_DT(3)
+  case 4: ENCODE16_DT(4)
+  case 5: ENCODE16_DT(5)
+  case 6: ENCODE16_DT(6)
+  case 7: ENCODE16_DT(7)
+  default: ENCODE16_DT(8)
+  }
+}
+
+/* ---- backward ---------------------------------------------------------------------- */
 
 #define BACKWARD16_DT(B)                                                                     \
   switch (dt) {                                                                            \

@@ -16,6 +16,7 @@
 #define actq_avx512_noise_fill actq_emu512_noise_fill
 #define actq_cpu_avx512_kernels actq_cpu_emu512_kernels
 #define actq_avx512_fewbit_backward actq_emu512_fewbit_backward
+#define actq_avx512_fewbit_encode actq_emu512_fewbit_encode
 
 #include "cpu/avx512/noise_avx512.c"
 #include "cpu/avx512/quantize_avx512.c"

@@ -10,6 +10,6 @@ const actq_cpu_kernels actq_cpu_emu512_kernels = {
     .dequantize_groups = actq_avx2_dequantize_groups,
     .pack = actq_avx2_pack,
     .unpack = actq_avx2_unpack,
-    .fewbit_encode = actq_avx2_fewbit_encode,
+    .fewbit_encode = actq_emu512_fewbit_encode,
     .fewbit_backward = actq_emu512_fewbit_backward,
 };

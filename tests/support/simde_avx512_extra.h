@@ -224,6 +224,16 @@ EMU_INLINE __m256i emu_mm512_cvtepi32_epi16(simde__m512i a) {
   return _mm256_loadu_si256((const __m256i *)h);
 }
 
+/* vpmovdb: each 32-bit lane truncated to its low byte. */
+EMU_INLINE __m128i emu_mm512_cvtepi32_epi8(simde__m512i a) {
+  uint32_t u[16];
+  uint8_t c[16];
+  int i;
+  memcpy(u, &a, sizeof u);
+  for (i = 0; i < 16; i++) c[i] = (uint8_t)u[i];
+  return _mm_loadu_si128((const __m128i *)c);
+}
+
 /* vpmovzxbd: 16 bytes zero-extended to 32-bit lanes. */
 EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
   return emu_join_si(_mm256_cvtepu8_epi32(a), _mm256_cvtepu8_epi32(_mm_srli_si128(a, 8)));
@@ -252,7 +262,9 @@ EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
 #undef _mm512_cvtps_ph
 #undef _mm512_cvtepi32_epi16
 #undef _mm512_cvtepu8_epi32
+#undef _mm512_cvtepi32_epi8
 #define _mm512_cvtepu8_epi32 emu_mm512_cvtepu8_epi32
+#define _mm512_cvtepi32_epi8 emu_mm512_cvtepi32_epi8
 #define _mm512_cvtps_ph(a, rounding)                                                       \
   ((void)sizeof(char[(rounding) == (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) ? 1 : -1]), \
    emu_mm512_cvtps_ph_rne(a))
