@@ -439,11 +439,14 @@ Test(isa_equivalence, fewbit_encode_and_backward) {
   rng_state = 7;
   for (bits = 1; bits <= 8; bits++) {
     fewbit_table t;
-    cr_assert_eq(fewbit_table_build(FEWBIT_GELU, 0.0f, bits, NULL, &t), ACTQ_OK);
+    /* 1 bit: ReLU's table, whose bound is 0, made -0 below (signed zeros on a bound) */
+    cr_assert_eq(fewbit_table_build(bits == 1 ? FEWBIT_RELU : FEWBIT_GELU, 0.0f, bits, NULL, &t),
+                 ACTQ_OK);
     if (bits >= 2) { /* times a gradient of 1: exact halfway cases of the bf16 rounding */
       t.levels[(1u << bits) / 2] = 1.0f + 0x1p-8f;             /* ties to the even 1.0 */
       t.levels[(1u << bits) / 2 - 1] = 1.0f + 0x1p-7f + 0x1p-8f; /* ties up, to even */
     }
+    if (bits == 1) t.bounds[0] = -0.0f; /* the same bound as +0: x = +0 is not above it */
     if (bits == 1 || bits == 8) {
       t.levels[0] = NAN;
       t.levels[1] = -INFINITY;
@@ -458,8 +461,9 @@ Test(isa_equivalence, fewbit_encode_and_backward) {
         for (j = 0; j < n; j += 1 + rnd_below(7)) { /* x on a bound: "strictly below" */
           const float v = t.bounds[rnd_below((1u << bits) - 1)];
           if (dt == ACTQ_F32) memcpy(x.p + 4 * j, &v, 4);
-          else {
-            const uint16_t h = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+          else { /* the 16-bit value nearest the bound, or the one below or above it */
+            const uint16_t h = (uint16_t)((dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v)) +
+                                          (int)rnd_below(3) - 1);
             memcpy(x.p + 2 * j, &h, 2);
           }
         }
