@@ -19,7 +19,8 @@ and at --big elements (2^16): torch.ops.actq.quantize against the same C call ti
 (bench_cpu's quantize/f32/b2/n<big>/t1/cpu/real_time, when --bench-cpu names the binary; it links the
 library the package loaded when LD_LIBRARY_PATH points there) and from ctypes with its
 arguments prebuilt. Few-bit layers: actq.torch.nn.GELU(bits=2) / SiLU against
-torch.nn.GELU / SiLU, forward with grad enabled, and forward + backward, at --layer-sizes.
+torch.nn.GELU / SiLU, forward with grad enabled, and forward + backward, at --layer-sizes,
+on the layer's default route and on each of --routes (functional.ROUTES: how y is made).
 
 Timing: rows are timed in groups (the per-call rows, the --big rows, each layer's pair);
 --runs runs (default 5) time every row of a group in turn, --calls calls each (default
@@ -97,11 +98,13 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
-                    help="where the tensors are (cuda: the per-call rows only)")
+                    help="where the tensors are")
     ap.add_argument("--bench-cpu", help="the bench_cpu binary, for the C-timed row")
     ap.add_argument("--layer-sizes", default="65536,1048576,4194304")
     ap.add_argument("--layer-calls", type=int, default=20)
     ap.add_argument("--no-layers", action="store_true")
+    ap.add_argument("--routes", default="torch,fused",
+                    help="layer rows on each of these routes too (empty: the default only)")
     ap.add_argument("--json", help="write the rows as JSON here")
     a = ap.parse_args()
 
@@ -204,21 +207,27 @@ def main():
                              "us": med[1], "min": med[1], "max": med[1],
                              "ratio": med[1] / c, "note": "medians of the two"})
 
-    if not a.no_layers and dev.type == "cpu":
-        for name, ours, theirs in (("GELU", at.nn.GELU(bits=2), torch.nn.GELU()),
-                                   ("SiLU", at.nn.SiLU(bits=2), torch.nn.SiLU())):
+    if not a.no_layers:
+        # The layer on its default route (functional.ROUTES), then on each route by name:
+        # what the default is chosen from.
+        for name, act, theirs in (("GELU", "gelu", torch.nn.GELU()), ("SiLU", "silu", torch.nn.SiLU())):
+            ours = at.nn.FewbitActivation(act, bits=2)
+            routes = [(r, at.nn.FewbitActivation(act, bits=2, route=r)) for r in a.routes.split(",") if r]
             for size in [int(v) for v in a.layer_sizes.split(",")]:
                 for dt in (torch.float32, torch.bfloat16):
-                    xl = torch.randn(size, dtype=dt, requires_grad=True)
-                    g = torch.randn(size, dtype=dt)
+                    xl = torch.randn(size, dtype=dt, device=dev, requires_grad=True)
+                    g = torch.randn(size, dtype=dt, device=dev)
                     lc = a.layer_calls * max(1, (1 << 20) // size)
                     label = "%s, %d %s" % (name, size, str(dt)[6:])
                     group([("nn.%s forward" % label, lambda: theirs(xl), lc),
-                           ("actq %s(bits=2) forward" % name, lambda: ours(xl), lc)])
+                           ("actq %s(bits=2) forward" % name, lambda: ours(xl), lc)] +
+                          [("  route=%s" % r, lambda m=m: m(xl), lc) for r, m in routes])
                     group([("nn.%s forward + backward" % label,
                             lambda: theirs(xl).backward(g), lc),
                            ("actq %s(bits=2) forward + backward" % name,
-                            lambda: ours(xl).backward(g), lc)])
+                            lambda: ours(xl).backward(g), lc)] +
+                          [("  route=%s" % r, lambda m=m: m(xl).backward(g), lc)
+                           for r, m in routes])
     report(a, rows, impl)
 
 

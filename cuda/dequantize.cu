@@ -4,7 +4,8 @@
  * group's metadata once and then streams units: one packed word in, 8 values out
  * (16-byte vector stores where aligned). No reduction, so no team needs a barrier and
  * the team size is a run-time argument; the width is a template argument instead (when
- * all rows share it), which makes every shift and mask of the unpacking a constant.
+ * all rows share it), which makes every shift and mask of the unpacking a constant, and
+ * so is the metadata dtype of aligned calls (launch_bits).
  */
 #include "src/arith/bitstream.h"
 #include "src/arith/quant.h"
@@ -22,7 +23,7 @@ using namespace actq_cuda_team;
 using namespace actq_cuda_unit;
 
 /* team_log2: log2 of the team size (team_for); teams of a block walk their groups. */
-template <actq_dtype DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST, int MDT>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequant_args a,
                                                                      unsigned team_log2) {
   const size_t team = (size_t)1 << team_log2, per_block = ACTQ_CUDA_BLOCK >> team_log2;
@@ -30,12 +31,12 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequa
   group_walk w(a.grid, (size_t)blockIdx.x * per_block + slot, (size_t)gridDim.x * per_block);
   /* No reduction, so each team leaves the loop on its own. */
   for (; w.more(a.grid); w.next(a.grid))
-    dequantize_lane<DT, BITS, FAST>(a, group_at(a.grid, w.row, w.gi), lane, team);
+    dequantize_lane<DT, BITS, FAST, MDT>(a, group_at(a.grid, w.row, w.gi), lane, team);
 }
 
-template <actq_dtype DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST, int MDT = ANY_META>
 void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
-  constexpr auto kernel = dequantize_kernel<DT, BITS, FAST>;
+  constexpr auto kernel = dequantize_kernel<DT, BITS, FAST, MDT>;
   unsigned team_log2 = 0;
   while ((1 << team_log2) < team) team_log2++;
   const unsigned blocks = blocks_for(a.grid.groups, team, sm_count,
@@ -43,10 +44,18 @@ void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
   kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a, team_log2);
 }
 
+/* Aligned calls of one width with float32 metadata or metadata of y's dtype
+ * (meta_instance) have instances with the metadata dtype compiled in. */
 template <actq_dtype DT, int BITS>
 void launch_bits(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
-  if (fast) launch<DT, BITS, true>(a, team, sm_count, s);
-  else launch<DT, BITS, false>(a, team, sm_count, s);
+  if (!fast) return launch<DT, BITS, false>(a, team, sm_count, s);
+  if constexpr (BITS != 0) {
+    const int mdt = meta_instance(a.meta_dtype, DT);
+    if (mdt == ACTQ_F32) return launch<DT, BITS, true, ACTQ_F32>(a, team, sm_count, s);
+    if constexpr (DT != ACTQ_F32)
+      if (mdt == DT) return launch<DT, BITS, true, DT>(a, team, sm_count, s);
+  }
+  launch<DT, BITS, true>(a, team, sm_count, s);
 }
 
 /* bits: the uniform width, or 0 for per-row widths. */

@@ -27,8 +27,9 @@ struct table_param { /* 2 KiB + a few words: fits the kernel parameter space */
 };
 
 /* Y: whether y is written (a kernel of its own, so that the activation's code and its
- * registers stay out of the codes-only kernel). */
-template <actq_dtype DT, uint32_t BITS, bool Y, bool VEC>
+ * registers stay out of the codes-only kernel); ACT: y's activation compiled in, or 0
+ * for the table's (with_y_act). With Y, VEC also means y is aligned (encode_y_vec_ok). */
+template <actq_dtype DT, uint32_t BITS, bool Y, bool VEC, int ACT = 0>
 __global__ void __launch_bounds__(FEWBIT_BLOCK, FEWBIT_MIN_BLOCKS)
 encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *__restrict__ y,
               uint8_t *__restrict__ codes, uint32_t *error) {
@@ -39,7 +40,7 @@ encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *_
   const encode_args a = {s_bounds, t.act, t.param, n, x, y, codes};
   if (c < chunks(n, chunk_units<DT>()) && encode_chunk<DT, BITS, VEC>(a, c))
     atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
-  if (Y) encode_y_block<DT>(a, blockIdx.x, threadIdx.x);
+  if (Y) encode_y_block<DT, ACT, VEC>(a, blockIdx.x, threadIdx.x);
 }
 
 template <actq_dtype DT, uint32_t BITS, bool VEC>
@@ -77,13 +78,21 @@ template <actq_dtype DT>
 void launch_encode(const actq_fewbit_job *job, const table_param &t, cudaStream_t s,
                    uint32_t *error) {
   actq_cuda_packing::with_bits(job->table->bits, [&](auto b) {
-    const bool vec = encode_vec_ok<DT, b>(job->x, job->codes);
     const unsigned g = blocks_for<DT>(job->n);
-#define ACTQ_ENCODE(Y, V) \
-  encode_kernel<DT, b, Y, V><<<g, FEWBIT_BLOCK, 0, s>>>(t, job->n, job->x, job->y, job->codes, error)
-    if (job->y) vec ? ACTQ_ENCODE(true, true) : ACTQ_ENCODE(true, false);
-    else vec ? ACTQ_ENCODE(false, true) : ACTQ_ENCODE(false, false);
-#undef ACTQ_ENCODE
+    if (!job->y) {
+      if (encode_vec_ok<DT, b>(job->x, job->codes))
+        encode_kernel<DT, b, false, true><<<g, FEWBIT_BLOCK, 0, s>>>(t, job->n, job->x, nullptr, job->codes, error);
+      else
+        encode_kernel<DT, b, false, false><<<g, FEWBIT_BLOCK, 0, s>>>(t, job->n, job->x, nullptr, job->codes, error);
+      return;
+    }
+    const bool vec = encode_y_vec_ok<DT, b>(job->x, job->y, job->codes);
+    with_y_act(t.act, vec, [&](auto act) {
+      if (vec)
+        encode_kernel<DT, b, true, true, act><<<g, FEWBIT_BLOCK, 0, s>>>(t, job->n, job->x, job->y, job->codes, error);
+      else if constexpr (act == 0)
+        encode_kernel<DT, b, true, false><<<g, FEWBIT_BLOCK, 0, s>>>(t, job->n, job->x, job->y, job->codes, error);
+    });
   });
 }
 

@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "src/arith/bitstream.h"
 #include "src/arith/fewbit_elem.h"
 #include "cuda/device_io.cuh"
@@ -166,24 +168,67 @@ __host__ __device__ __forceinline__ int encode_chunk(const encode_args &a, size_
   return nan;
 }
 
+/* The activations whose y has kernels of their own, the ones that matter for throughput:
+ * compiled in, y's code is that one formula, where the kernel of a run-time activation
+ * (ACT 0, every other activation and misaligned calls) carries a switch over all of them.
+ * fewbit.cu launches, and the host test walks, the instance this picks. */
+template <class F>
+__host__ void with_y_act(int act, bool vec, F &&f) {
+  switch (vec ? act : 0) {
+    case ACTQ_ACT_GELU: f(std::integral_constant<int, ACTQ_ACT_GELU>()); break;
+    case ACTQ_ACT_GELU_TANH: f(std::integral_constant<int, ACTQ_ACT_GELU_TANH>()); break;
+    case ACTQ_ACT_SILU: f(std::integral_constant<int, ACTQ_ACT_SILU>()); break;
+    case ACTQ_ACT_SIGMOID: f(std::integral_constant<int, ACTQ_ACT_SIGMOID>()); break;
+    case ACTQ_ACT_TANH: f(std::integral_constant<int, ACTQ_ACT_TANH>()); break;
+    default: f(std::integral_constant<int, 0>()); break;
+  }
+}
+
+/* Vector y pass: x (encode_vec_ok) and y 16-byte aligned as well. */
+template <actq_dtype DT, uint32_t BITS>
+__host__ __device__ __forceinline__ bool encode_y_vec_ok(const void *x, const void *y,
+                                                         const void *codes) {
+  return encode_vec_ok<DT, BITS>(x, codes) && aligned(y, 16);
+}
+
+/* y of element e: the activation ACT, or the table's (ACT 0). */
+template <actq_dtype DT, int ACT>
+__host__ __device__ __forceinline__ float y_of(const encode_args &a, float x) {
+  return actq_fewbit_forward(ACT ? ACT : a.act, a.param, x);
+}
+
 /* y for the elements [e0, e1) of a block's chunks that lane `lane` of `lanes` owns in the
- * second pass of an encode with y: lane, lane + lanes, ... A separate, element-strided
- * pass keeps a single copy of the activation's code per kernel (it is large: every
- * activation's formula) and its loads and stores coalesced; its x comes back from L1/L2. */
-template <actq_dtype DT>
+ * second pass of an encode with y: lane, lane + lanes, ... A separate pass keeps a
+ * single copy of the activation's code per kernel and its loads and stores coalesced;
+ * its x comes back from L1/L2. */
+template <actq_dtype DT, int ACT>
 __host__ __device__ __forceinline__ void encode_y(const encode_args &a, size_t e0, size_t e1,
                                                   size_t lane, size_t lanes) {
   for (size_t e = e0 + lane; e < e1; e += lanes)
-    actq_store_elem(a.y, DT, e, actq_fewbit_forward(a.act, a.param, actq_load_elem(a.x, DT, e)));
+    actq_store_elem(a.y, DT, e, y_of<DT, ACT>(a, actq_load_elem(a.x, DT, e)));
 }
 
 /* Thread `lane` of block `block`'s share of the y pass: the elements of the block's
- * chunks. */
-template <actq_dtype DT>
+ * chunks. VEC (x and y aligned, encode_y_vec_ok): whole units as 16-byte vectors, unit
+ * lane, lane + FEWBIT_BLOCK, ... (a warp's loads and stores are contiguous), the call's
+ * partial last unit element by element. */
+template <actq_dtype DT, int ACT, bool VEC>
 __host__ __device__ __forceinline__ void encode_y_block(const encode_args &a, size_t block,
                                                         size_t lane) {
   const size_t span = (size_t)FEWBIT_BLOCK * chunk_units<DT>() * 8, e0 = block * span;
-  encode_y<DT>(a, e0, a.n - e0 < span ? a.n : e0 + span, lane, FEWBIT_BLOCK);
+  const size_t e1 = a.n - e0 < span ? a.n : e0 + span;
+  size_t tail = e0;
+  if constexpr (VEC) {
+    for (size_t u = e0 / 8 + lane; u < e1 / 8; u += FEWBIT_BLOCK) {
+      float v[8];
+      actq_cuda_io::load_unit<DT, true>(a.x, 8 * u, 8, v);
+ACTQ_UNROLL
+      for (int j = 0; j < 8; j++) v[j] = y_of<DT, ACT>(a, v[j]);
+      actq_cuda_io::store_unit<DT, true>(a.y, 8 * u, 8, v);
+    }
+    tail = e1 / 8 * 8;
+  }
+  encode_y<DT, ACT>(a, tail, e1, lane, FEWBIT_BLOCK);
 }
 
 /* Unit u at any alignment (k <= 8 elements). */

@@ -10,7 +10,9 @@
  * groups up to 8192 elements read x from memory once; larger groups read it again
  * (L1/L2). The rounding is a template parameter, so each kernel has one code path, and
  * the seed's Philox round keys are computed once per call on the host (kernel
- * parameters, read as constant operands).
+ * parameters, read as constant operands). Aligned calls of teams of at most a warp also
+ * have instances per metadata dtype and width (launch_exact; cuda/unit_ops.cuh says
+ * which), so that their body is the path they run.
  */
 #ifndef ACTQ_CUDA_QUANTIZE_KERNEL_CUH
 #define ACTQ_CUDA_QUANTIZE_KERNEL_CUH
@@ -33,7 +35,7 @@ using namespace actq_cuda_unit;
 /* No minimum of resident blocks: forcing 4 (64 registers) spills the cached units to the
  * stack. At 2 blocks of 256 a SM, each lane's 32 cached elements are 8 independent
  * 16-byte loads: 64 KiB in flight a SM, more than the bandwidth-latency product needs. */
-template <actq_dtype DT, int TEAM, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, bool FAST, bool STOCH, int MDT = ANY_META, int BITS = 0>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_args a) {
   constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
   constexpr int CACHE = ACTQ_CUDA_LANE_UNITS;
@@ -52,25 +54,53 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_a
     m = team_reduce<TEAM>(m);
     if (!p.valid) continue;
     actq_group_meta g;
-    const uint32_t bits = quantize_group_meta(a, p, m, lane == 0, &g);
+    const uint32_t bits = quantize_group_meta<MDT, BITS>(a, p, m, lane == 0, &g);
     if (lane == 0 && g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
     quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH>(a, p, lane, g, bits, v);
   }
 }
 
-template <actq_dtype DT, int TEAM, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, bool FAST, bool STOCH, int MDT = ANY_META, int BITS = 0>
 void launch(const quant_args &a, int sm_count, cudaStream_t s) {
-  constexpr auto kernel = quantize_kernel<DT, TEAM, FAST, STOCH>;
+  constexpr auto kernel = quantize_kernel<DT, TEAM, FAST, STOCH, MDT, BITS>;
   const unsigned blocks = blocks_for(a.grid.groups, TEAM, sm_count,
                                      actq_cuda_resident_per_sm<kernel>(ACTQ_CUDA_BLOCK));
   kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
 }
 
+/* An aligned call of a team of at most a warp with a metadata dtype and a width of their
+ * own (meta_instance, quantize_width_instance): that instance. */
+template <actq_dtype DT, int TEAM, bool STOCH, int MDT>
+void launch_width(const quant_args &a, uint32_t bits, int sm_count, cudaStream_t s) {
+  switch (bits) {
+    case 2: launch<DT, TEAM, true, STOCH, MDT, 2>(a, sm_count, s); break;
+    case 4: launch<DT, TEAM, true, STOCH, MDT, 4>(a, sm_count, s); break;
+    default: launch<DT, TEAM, true, STOCH, MDT, 8>(a, sm_count, s); break;
+  }
+}
+
+template <actq_dtype DT, int TEAM, bool STOCH>
+bool launch_exact(const quant_args &a, int sm_count, cudaStream_t s) {
+  if constexpr (TEAM > 32) {
+    return false;
+  } else {
+    const uint32_t bits = quantize_width_instance(a.rows);
+    const int mdt = meta_instance(a.meta_dtype, DT);
+    if (bits == 0 || mdt == ANY_META) return false;
+    if (mdt == ACTQ_F32) launch_width<DT, TEAM, STOCH, ACTQ_F32>(a, bits, sm_count, s);
+    else if constexpr (DT != ACTQ_F32) launch_width<DT, TEAM, STOCH, DT>(a, bits, sm_count, s);
+    return true;
+  }
+}
+
 template <actq_dtype DT, int TEAM>
 void launch_team(const quant_args &a, bool fast, bool stoch, int sm_count, cudaStream_t s) {
   if (fast) {
-    if (stoch) launch<DT, TEAM, true, true>(a, sm_count, s);
-    else launch<DT, TEAM, true, false>(a, sm_count, s);
+    if (stoch) {
+      if (!launch_exact<DT, TEAM, true>(a, sm_count, s)) launch<DT, TEAM, true, true>(a, sm_count, s);
+    } else {
+      if (!launch_exact<DT, TEAM, false>(a, sm_count, s)) launch<DT, TEAM, true, false>(a, sm_count, s);
+    }
   } else {
     if (stoch) launch<DT, TEAM, false, true>(a, sm_count, s);
     else launch<DT, TEAM, false, false>(a, sm_count, s);

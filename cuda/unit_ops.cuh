@@ -38,6 +38,37 @@ struct dequant_args {
   void *y;
 };
 
+/* ---- instances: what a kernel compiles in -------------------------------------------
+ * MDT: the metadata dtype as a constant (ANY_META: the call's, a run-time value, so every
+ * dtype's rounding is in the body); BITS: the width when every row has it (0: the row's,
+ * run time). Constants fold the metadata rounding, the level count and the packing to the
+ * path one configuration runs. The launchers and the host test pick instances with the
+ * functions below. */
+constexpr int ANY_META = -1;
+
+template <int MDT>
+__host__ __device__ __forceinline__ actq_dtype meta_of(actq_dtype run_time) {
+  return MDT == ANY_META ? run_time : (actq_dtype)MDT;
+}
+
+template <int BITS>
+__host__ __device__ __forceinline__ uint32_t width_of(const row_map &rows, size_t row) {
+  return BITS ? (uint32_t)BITS : rows.width(row);
+}
+
+/* The metadata dtypes with instances of their own: float32 and the data's own dtype
+ * (what layers and the hooks store); others run the ANY_META instance. */
+__host__ __device__ __forceinline__ int meta_instance(actq_dtype meta, actq_dtype data) {
+  return meta == ACTQ_F32 || meta == data ? (int)meta : ANY_META;
+}
+
+/* The widths whose quantize has instances of their own (with a constant metadata dtype,
+ * for teams of at most a warp and aligned calls): ActNN's and GACT's usual 2, 4 and 8.
+ * 0: the run-time width. */
+__host__ __device__ __forceinline__ uint32_t quantize_width_instance(const row_map &rows) {
+  return !rows.widths && (rows.bits == 2 || rows.bits == 4 || rows.bits == 8) ? rows.bits : 0u;
+}
+
 /* actq_noise_u of the low (hi = 0) or high half of a noise word, in two instructions: the
  * float with bits 0x4700:r16 is 2^15 + r16 * 2^-8 (one byte permutation builds it), and
  * u = that * 2^-8 - (2^7 - 2^-17) exactly (one fma; 2^7 - 2^-17 is a float and the exact
@@ -181,14 +212,16 @@ ACTQ_UNROLL
 }
 
 /* Step 2, with the team's minmax: the metadata (stored by one lane); returns the width. */
+template <int MDT = ANY_META, int BITS = 0>
 __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
     const quant_args &a, const actq_cuda_team::group_pos &p, const actq_cuda_team::minmax &m,
     bool store, actq_group_meta *g) {
-  const uint32_t bits = a.rows.width(p.row);
-  actq_group_meta_compute(m.mn, m.mx, actq_cuda_team::minmax_finite(m), bits, a.meta_dtype, g);
+  const uint32_t bits = width_of<BITS>(a.rows, p.row);
+  const actq_dtype md = meta_of<MDT>(a.meta_dtype);
+  actq_group_meta_compute(m.mn, m.mx, actq_cuda_team::minmax_finite(m), bits, md, g);
   if (store) {
-    actq_store_elem(a.group_min, a.meta_dtype, p.index, g->m);
-    actq_store_elem(a.group_scale, a.meta_dtype, p.index, g->s);
+    actq_store_elem(a.group_min, md, p.index, g->m);
+    actq_store_elem(a.group_scale, md, p.index, g->s);
   }
   return bits;
 }
@@ -220,14 +253,15 @@ ACTQ_UNROLL
  * value: dequantize has no reduction, so the team size is only an index mapping). BITS:
  * the width when every row has it (shifts and masks become constants), 0 for per-row
  * widths. */
-template <actq_dtype DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST, int MDT = ANY_META>
 __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
                                                          size_t lane, size_t team) {
   if (!p.valid || lane >= p.units) return;
-  const uint32_t bits = BITS ? (uint32_t)BITS : a.rows.width(p.row);
-  const float m = actq_load_elem(a.group_min, a.meta_dtype, p.index);
-  const float s = actq_load_elem(a.group_scale, a.meta_dtype, p.index);
+  const uint32_t bits = width_of<BITS>(a.rows, p.row);
+  const actq_dtype md = meta_of<MDT>(a.meta_dtype);
+  const float m = actq_load_elem(a.group_min, md, p.index);
+  const float s = actq_load_elem(a.group_scale, md, p.index);
   const uint8_t *in = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
   if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
 ACTQ_UNROLL4

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/fewbit_ops.cuh"
@@ -30,7 +31,7 @@ namespace {
 
 // The kernel's grid: `blocks` blocks of 256/TEAM teams, each team walking its groups
 // (group_walk) in the kernel's block-uniform loop.
-template <actq_dtype DT, int TEAM, bool FAST, bool STOCH>
+template <actq_dtype DT, int TEAM, bool FAST, bool STOCH, int MDT = ANY_META, int BITS = 0>
 void emulate_quantize(const quant_args &a, unsigned blocks) {
   constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM, CACHE = ACTQ_CUDA_LANE_UNITS;
   const size_t stride = (size_t)blocks * PER_BLOCK;
@@ -47,7 +48,7 @@ void emulate_quantize(const quant_args &a, unsigned blocks) {
                                  a, p, lane, reinterpret_cast<float(*)[8]>(&v[(size_t)lane * CACHE * 8])));
         if (!p.valid) continue;
         actq_group_meta g;
-        const uint32_t bits = quantize_group_meta(a, p, m, true, &g);
+        const uint32_t bits = quantize_group_meta<MDT, BITS>(a, p, m, true, &g);
         if (g.nonfinite && *a.error == 0) *a.error = ACTQ_ERR_NONFINITE;
         for (int lane = 0; lane < TEAM; lane++)
           quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH>(
@@ -56,11 +57,39 @@ void emulate_quantize(const quant_args &a, unsigned blocks) {
     }
 }
 
+// Calls that ran an instance with the metadata dtype (and, quantize, the width) compiled
+// in: the test checks that it reached them.
+int g_quantize_exact = 0, g_dequantize_exact = 0;
+
+// The same choice as quantize_kernel.cuh's launch_exact and launch_width.
+template <actq_dtype DT, int TEAM, bool STOCH>
+bool emulate_quantize_exact(const quant_args &a, unsigned blocks) {
+  if constexpr (TEAM > 32) {
+    return false;
+  } else {
+    const uint32_t bits = quantize_width_instance(a.rows);
+    const int mdt = meta_instance(a.meta_dtype, DT);
+    if (bits == 0 || mdt == ANY_META) return false;
+    auto run = [&](auto md) {
+      if (bits == 2) emulate_quantize<DT, TEAM, true, STOCH, md, 2>(a, blocks);
+      else if (bits == 4) emulate_quantize<DT, TEAM, true, STOCH, md, 4>(a, blocks);
+      else emulate_quantize<DT, TEAM, true, STOCH, md, 8>(a, blocks);
+    };
+    if (mdt == ACTQ_F32) run(std::integral_constant<int, ACTQ_F32>());
+    else if constexpr (DT != ACTQ_F32) run(std::integral_constant<int, DT>());
+    g_quantize_exact++;
+    return true;
+  }
+}
+
 template <actq_dtype DT, int TEAM>
 void emulate_quantize_team(const quant_args &a, bool fast, bool stoch, unsigned blocks) {
   if (fast) {
-    if (stoch) emulate_quantize<DT, TEAM, true, true>(a, blocks);
-    else emulate_quantize<DT, TEAM, true, false>(a, blocks);
+    if (stoch) {
+      if (!emulate_quantize_exact<DT, TEAM, true>(a, blocks)) emulate_quantize<DT, TEAM, true, true>(a, blocks);
+    } else {
+      if (!emulate_quantize_exact<DT, TEAM, false>(a, blocks)) emulate_quantize<DT, TEAM, true, false>(a, blocks);
+    }
   } else {
     if (stoch) emulate_quantize<DT, TEAM, false, true>(a, blocks);
     else emulate_quantize<DT, TEAM, false, false>(a, blocks);
@@ -81,7 +110,7 @@ void emulate_quantize_dtype(const quant_args &a, int team, bool fast, bool stoch
   }
 }
 
-template <actq_dtype DT, int BITS, bool FAST>
+template <actq_dtype DT, int BITS, bool FAST, int MDT = ANY_META>
 void emulate_dequantize(const dequant_args &a, int team, unsigned blocks) {
   const size_t per_block = ACTQ_CUDA_BLOCK / team;
   for (unsigned b = 0; b < blocks; b++)
@@ -89,13 +118,27 @@ void emulate_dequantize(const dequant_args &a, int team, unsigned blocks) {
       for (int lane = 0; lane < team; lane++)
         for (group_walk w(a.grid, b * per_block + slot, blocks * per_block); w.more(a.grid);
              w.next(a.grid))
-          dequantize_lane<DT, BITS, FAST>(a, group_at(a.grid, w.row, w.gi), lane, team);
+          dequantize_lane<DT, BITS, FAST, MDT>(a, group_at(a.grid, w.row, w.gi), lane, team);
+}
+
+// The same choice as dequantize.cu's launch_bits.
+template <actq_dtype DT, int BITS>
+void emulate_dequantize_bits(const dequant_args &a, int team, bool fast, unsigned blocks) {
+  if (!fast) return emulate_dequantize<DT, BITS, false>(a, team, blocks);
+  if constexpr (BITS != 0) {
+    const int mdt = meta_instance(a.meta_dtype, DT);
+    g_dequantize_exact += mdt != ANY_META;
+    if (mdt == ACTQ_F32) return emulate_dequantize<DT, BITS, true, ACTQ_F32>(a, team, blocks);
+    if constexpr (DT != ACTQ_F32)
+      if (mdt == DT) return emulate_dequantize<DT, BITS, true, DT>(a, team, blocks);
+  }
+  emulate_dequantize<DT, BITS, true>(a, team, blocks);
 }
 
 // The same choice as dequantize.cu's launch_dtype: bits 0 = per-row widths.
 template <actq_dtype DT>
 void emulate_dequantize_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, unsigned blocks) {
-#define DQ(B) (fast ? emulate_dequantize<DT, B, true>(a, team, blocks) : emulate_dequantize<DT, B, false>(a, team, blocks))
+#define DQ(B) emulate_dequantize_bits<DT, B>(a, team, fast, blocks)
   switch (bits) {
     case 1: DQ(1); break;
     case 2: DQ(2); break;
@@ -137,22 +180,26 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
   char msg[512];
   actq_context *ref = nullptr;
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
+  g_quantize_exact = g_dequantize_exact = 0;
   for (int it = 0; it < 400; it++) {
     actq_layout l;
     std::memset(&l, 0, sizeof l);
     const bool big = it % 25 == 0;
+    // Every other case is one the kernels' exact instances take (aligned whole units, a
+    // width of 2, 4 or 8 for every row, metadata in f32 or x's dtype) unless big.
+    const bool exact = it % 2 == 1;
+    const actq_dtype xd = (actq_dtype)rng_below(&rng, 3), yd = (actq_dtype)rng_below(&rng, 3);
     l.group_size = kGroups[big ? 12 + rng_below(&rng, 3) : rng_below(&rng, 12)];
     l.rows = 1 + rng_below(&rng, big ? 2 : 6);
-    l.cols = rng_below(&rng, 2) ? 8 * (1 + rng_below(&rng, 300)) : 1 + rng_below(&rng, 2500);
+    l.cols = rng_below(&rng, 2) || exact ? 8 * (1 + rng_below(&rng, 300)) : 1 + rng_below(&rng, 2500);
     if (big) l.cols = l.group_size + rng_below(&rng, l.group_size);
-    l.bits = 1 + (uint32_t)rng_below(&rng, 8);
-    l.meta_dtype = (actq_dtype)rng_below(&rng, 3);
+    l.bits = exact ? 2u << rng_below(&rng, 3) : 1 + (uint32_t)rng_below(&rng, 8);
+    l.meta_dtype = exact ? (rng_below(&rng, 2) ? ACTQ_F32 : xd) : (actq_dtype)rng_below(&rng, 3);
     std::vector<uint8_t> rb(l.rows);
-    if (rng_below(&rng, 3) == 0) {
+    if (!exact && rng_below(&rng, 3) == 0) {
       for (auto &b : rb) b = (uint8_t)(1 + rng_below(&rng, 8));
       l.row_bits = rb.data();
     }
-    const actq_dtype xd = (actq_dtype)rng_below(&rng, 3), yd = (actq_dtype)rng_below(&rng, 3);
     const actq_rounding rd = (actq_rounding)rng_below(&rng, 2);
     const uint64_t seed = rng_next(&rng), offset = rng_next(&rng);
     const size_t n = l.rows * l.cols, xs = xd == ACTQ_F32 ? 4 : 2, ys = yd == ACTQ_F32 ? 4 : 2;
@@ -160,7 +207,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     size_t pbytes = 0, groups = 0;
     cr_assert_eq(actq_layout_sizes(&l, &pbytes, &groups), ACTQ_OK);
     // Buffers with a random misalignment of x (in elements) and of packed (in bytes).
-    const size_t sx = rng_below(&rng, 2) ? 0 : 1 + rng_below(&rng, 7), sp = rng_below(&rng, 5);
+    const size_t sx = rng_below(&rng, 2) || exact ? 0 : 1 + rng_below(&rng, 7), sp = rng_below(&rng, 5);
     std::vector<unsigned char> xbuf(n * xs + 64), pr(pbytes), pg(pbytes + 8, 0xA5);
     std::vector<unsigned char> minr(groups * ms), scr(groups * ms), ming(groups * ms), scg(groups * ms);
     std::vector<unsigned char> yr(n * ys), ygbuf(n * ys + 64);
@@ -231,6 +278,9 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     cr_assert(bytes_equal("y", y, yr.data(), n * ys, msg, sizeof msg), "case %d: %s", it, msg);
   }
   actq_context_destroy(ref);
+  // The exact instances were reached (most exact cases; dequantize also needs y aligned).
+  cr_assert_geq(g_quantize_exact, 120, "quantize's exact instances ran %d times", g_quantize_exact);
+  cr_assert_geq(g_dequantize_exact, 60, "dequantize's exact instances ran %d times", g_dequantize_exact);
 }
 
 namespace {
@@ -314,20 +364,24 @@ namespace {
 
 using namespace actq_cuda_fewbit;
 
-// Both fewbit kernels walked as fewbit.cu launches them: the same vector choice, chunk by
-// chunk, then (encode with y) every lane of every block in the y pass.
+// Both fewbit kernels walked as fewbit.cu launches them: the same vector choice and y
+// instance (with_y_act), chunk by chunk, then (encode with y) every lane of every block in
+// the y pass.
 template <actq_dtype DT>
 int emulate_encode(const fewbit_table &t, const encode_args &a) {
   int nan = 0;
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
-    const bool vec = encode_vec_ok<DT, b>(a.x, a.codes);
+    const bool vec = a.y ? encode_y_vec_ok<DT, b>(a.x, a.y, a.codes) : encode_vec_ok<DT, b>(a.x, a.codes);
     const size_t nc = chunks(a.n, chunk_units<DT>());
     for (size_t c = 0; c < nc; c++)
       nan |= vec ? encode_chunk<DT, b, true>(a, c) : encode_chunk<DT, b, false>(a, c);
+    if (a.y)
+      with_y_act(a.act, vec, [&](auto act) {
+        for (size_t blk = 0; blk * FEWBIT_BLOCK < nc; blk++)
+          for (size_t lane = 0; lane < FEWBIT_BLOCK; lane++)
+            vec ? encode_y_block<DT, act, true>(a, blk, lane) : encode_y_block<DT, act, false>(a, blk, lane);
+      });
   });
-  if (a.y)
-    for (size_t blk = 0; blk * FEWBIT_BLOCK < chunks(a.n, chunk_units<DT>()); blk++)
-      for (size_t lane = 0; lane < FEWBIT_BLOCK; lane++) encode_y_block<DT>(a, blk, lane);
   return nan;
 }
 
@@ -384,10 +438,16 @@ Test(cuda_unit_ops_host, fewbit_equal_reference) {
   actq_context *ref = nullptr;
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref), ACTQ_OK);
   for (uint32_t bits = 1; bits <= 8; bits++) {
-    fewbit_table t;
-    const fewbit_activation act = bits == 1 ? FEWBIT_LEAKY_RELU : bits % 2 ? FEWBIT_GELU : FEWBIT_SILU;
-    cr_assert_eq(fewbit_table_build(act, act == FEWBIT_LEAKY_RELU ? 0.01f : 1.0f, bits, NULL, &t), ACTQ_OK);
+    // Every activation with a y kernel of its own, and others (the run-time one).
+    const fewbit_activation acts[] = {FEWBIT_LEAKY_RELU, FEWBIT_GELU, FEWBIT_SILU, FEWBIT_GELU_TANH,
+                                      FEWBIT_SIGMOID, FEWBIT_TANH, FEWBIT_ELU};
+    fewbit_table tabs[2];
+    for (int i = 0; i < 2; i++) {
+      const fewbit_activation act = acts[(bits + 4 * i) % 7];
+      cr_assert_eq(fewbit_table_build(act, act == FEWBIT_LEAKY_RELU ? 0.01f : 1.0f, bits, NULL, &tabs[i]), ACTQ_OK);
+    }
     for (int it = 0; it < 60; it++) {
+      const fewbit_table &t = tabs[(it / 2) % 2];
       const actq_dtype dt = (actq_dtype)(it % 3);
       const size_t es = dt == ACTQ_F32 ? 4 : 2, n = fewbit_length(&rng, it / 3);
       const bool with_y = it % 2 == 0, aligned = (it / 6) % 2 == 0;

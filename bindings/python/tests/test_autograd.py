@@ -169,9 +169,26 @@ def test_both_routes_save_the_same_codes_and_give_their_own_y(device, dtype, act
     assert_same_bytes(got["fused"][0], y_fused_want, "fused route's y")
     assert_same_bytes(got["torch"][1], got["fused"][1], "gradient")
     assert_same_bytes(got["fused"][1], at.fewbit_backward(table, codes_want, gy), "gradient")
-    assert AF.ROUTES[x.device.type] == "torch"
+    route = AF.default_route(x.device.type, x.dtype, actq.cached_table(activation, 3).activation)
     default = at.nn.FewbitActivation(activation, 3)(x.clone().requires_grad_())
-    assert_same_bytes(default, got["torch"][0], "the default route's y")
+    assert_same_bytes(default, got[route][0], "the default route's y")
+
+
+def test_default_route_by_device_dtype_and_activation():
+    """CPU: PyTorch's activation for y. CUDA: the fused kernels of their own in float32
+    (one pass, modelled faster), PyTorch's in 16-bit types and for other activations."""
+    from actq.enums import Activation as A
+    from actq.torch import functional as AF
+    for dt in (torch.float32, torch.bfloat16, torch.float16):
+        for act in A:
+            assert AF.default_route("cpu", dt, act) == "torch"
+    for act in (A.GELU, A.GELU_TANH, A.SILU, A.SIGMOID, A.TANH):
+        assert AF.default_route("cuda", torch.float32, act) == "fused"
+        assert AF.default_route("cuda", torch.float32, int(act)) == "fused"
+        assert AF.default_route("cuda", torch.bfloat16, act) == "torch"
+        assert AF.default_route("cuda", torch.float16, act) == "torch"
+    for act in (A.ELU, A.MISH, A.RELU, A.SOFTPLUS):
+        assert AF.default_route("cuda", torch.float32, act) == "torch"
 
 
 def _mlp(device="cpu"):

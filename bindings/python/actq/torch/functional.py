@@ -127,13 +127,28 @@ TORCH_FORWARD = {
 # How a training-mode forward gets y = f(x), per device type (docs/fewbit.md, "Layers"):
 #   "torch": PyTorch's own activation for y, fewbit_encode for the codes alone;
 #   "fused": fewbit_encode writes codes and y in one pass (actq's f, src/arith/act.h).
-# Either way the codes are those of the same x. Chosen by measurement (docs/fewbit.md,
-# "Layers"): on the CPU (Zen 3, AVX2) the layer's forward takes 1.27-2.15x PyTorch's on
-# the torch route and 1.67-2.73x on the fused one, FMA activations included, so one pass
-# over memory does not pay for actq's f; on CUDA the static model puts the fused kernel at
-# 15x its memory time. Custom tables have no PyTorch forward, and an
-# older PyTorch lacks some dtypes on some devices: fused there.
+# Either way the codes are those of the same x. On the CPU (Zen 3, AVX2, measured) the
+# layer's forward takes 1.27-2.15x PyTorch's on the torch route and 1.67-2.73x on the
+# fused one, so one pass over memory does not pay for actq's f. Custom tables have no
+# PyTorch forward, and an older PyTorch lacks some dtypes on some devices: fused there.
 ROUTES = {"cpu": "torch", "cuda": "torch"}
+
+# Where the fused route is the default instead: (device type, dtype) -> the activations
+# whose fused kernel is predicted faster than PyTorch's activation plus the codes pass.
+# CUDA float32: the kernels of their own (cuda/fewbit_ops.cuh, with_y_act) model at 91-114%
+# of the memory time of their 8.25 bytes an element (sm_90, scripts/cuda-model), against
+# the 12.25 bytes of the torch route's two passes; in bfloat16 the same instructions come
+# to 202-237% of 4.25 bytes, more than the torch route's 6.25, so bf16 stays on it.
+# scripts/device-check measures both routes on a GPU (bench/torch_overhead.py).
+FUSED = {("cuda", torch.float32): frozenset({_A.GELU, _A.GELU_TANH, _A.SILU, _A.SIGMOID,
+                                              _A.TANH})}
+
+
+def default_route(device_type, dtype, activation):
+    """The route a layer takes without route=: FUSED, else ROUTES by device type."""
+    if activation in FUSED.get((device_type, dtype), ()):
+        return "fused"
+    return ROUTES.get(device_type, "fused")
 
 
 def check_route(route):
@@ -143,13 +158,13 @@ def check_route(route):
 
 class FewbitActivation(torch.autograd.Function):
     """spec: the table's fields (library.table_spec), plain values torch.compile keeps as
-    constants of the graph; route: "torch", "fused", or None (ROUTES by device)."""
+    constants of the graph; route: "torch", "fused", or None (default_route)."""
 
     @staticmethod
     def forward(ctx, x, spec, route=None):
         plain = TORCH_FORWARD.get(spec[1])
         y = None
-        if plain is not None and (route or ROUTES.get(x.device.type, "fused")) == "torch":
+        if plain is not None and (route or default_route(x.device.type, x.dtype, spec[1])) == "torch":
             try:
                 y = plain(x, spec[2])
             except RuntimeError:  # no such kernel for this dtype and device (float16 GELU

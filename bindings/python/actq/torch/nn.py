@@ -47,7 +47,7 @@ class FewbitActivation(nn.Module):
     def __init__(self, activation, bits=2, param=0.0, route=None):
         """route: how training-mode forwards compute y: "torch" (PyTorch's activation,
         fewbit_encode for the codes alone), "fused" (fewbit_encode writes both), or None:
-        functional.ROUTES by device."""
+        functional.default_route by device, dtype and activation."""
         super().__init__()
         AF.check_route(route)
         self.activation, self.bits, self.param, self.route = activation, bits, param, route
