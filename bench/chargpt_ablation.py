@@ -6,6 +6,9 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
                          (Quantizer.compress(x, rows=1); fine for one uniform width)
   "2-bit bf16meta"       group minimum and scale stored as bf16 (meta_dtype="bf16")
   "2-bit rows1 bf16meta" both
+  "2-bit hadamard"       each group rotated by a randomized Hadamard matrix before
+                         quantizing and back after (a PyTorch prototype, class Hadamard)
+  "2-bit hadamard nonzero" the same, except for tensors holding exact zeros
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
 
@@ -13,6 +16,10 @@ an fp32 run of the same invocation (--settings fp32,2-bit,...).
     PYTHONPATH=..:. python ../../../bench/chargpt_ablation.py \\
     --settings "fp32,2-bit,2-bit rows1,2-bit bf16meta" --seeds 3 --out OUT
 """
+import math
+
+import torch
+
 import common
 import actq.torch as at
 
@@ -24,7 +31,60 @@ class AcrossRows(at.Quantizer):
         return super().compress(x, rows=1)
 
 
+class Hadamard(at.Quantizer):
+    """A prototype of the issue's rotation, in PyTorch around the library's calls: each
+    group (the row's blocks of group_size, or the whole row where it is shorter and a power
+    of two) multiplied by a randomized Hadamard matrix H D / sqrt(L) (D: random signs fixed
+    by the seed) before quantizing, and by its transpose after dequantizing. Orthogonal,
+    so the dequantized tensor stays unbiased; a group's outliers spread over its elements.
+    Tensors whose rows fit neither are quantized as they are."""
+
+    def __init__(self, *a, keep_zeros=False, **kw):
+        super().__init__(*a, **kw)
+        self._mats = {}
+        self.keep_zeros = keep_zeros  # tensors holding exact zeros (masked attention
+        # probabilities, ReLU outputs) stay unrotated: plain codes keep their zeros exact
+
+    def _mat(self, n, device, dtype):
+        key = (n, device, dtype)
+        m = self._mats.get(key)
+        if m is None:
+            h = torch.ones(1, 1, dtype=torch.float64)
+            while h.shape[0] < n:
+                h = torch.cat([torch.cat([h, h], 1), torch.cat([h, -h], 1)], 0)
+            g = torch.Generator().manual_seed(int(self.seed) & 0x7FFFFFFF)
+            d = torch.randint(0, 2, (n,), generator=g).double() * 2 - 1
+            m = self._mats[key] = (h * d[None, :] / math.sqrt(n)).to(device, dtype)
+        return m
+
+    def _block(self, x):
+        rows = x.shape[0] if x.dim() >= 2 else 1
+        cols = x.numel() // rows if rows else 0
+        n = self.group_size if cols % self.group_size == 0 else cols
+        return (n if n >= 8 and n & (n - 1) == 0 and cols % n == 0 else 0), rows
+
+    def compress(self, x, rows=None):
+        n, r = self._block(x)
+        if not n or (self.keep_zeros and bool((x == 0).any())):
+            return super().compress(x, rows)
+        m = self._mat(n, x.device, x.dtype)
+        xr = (x.detach().reshape(-1, n) @ m.T).reshape(x.shape)  # rows of H D: x -> H D x
+        q = super().compress(xr, r)
+        q.rotation = n
+        return q
+
+    def decompress(self, q):
+        y = super().decompress(q)
+        n = getattr(q, "rotation", 0)
+        if not n:
+            return y
+        m = self._mat(n, y.device, y.dtype)
+        return (y.reshape(-1, n) @ m).reshape(y.shape)  # (H D)^T y
+
+
 VARIANTS = {
+    "2-bit hadamard": lambda seed: Hadamard(2, seed=seed),
+    "2-bit hadamard nonzero": lambda seed: Hadamard(2, seed=seed, keep_zeros=True),
     "2-bit rows1": lambda seed: AcrossRows(2, seed=seed),
     "2-bit bf16meta": lambda seed: at.Quantizer(2, seed=seed, meta_dtype="bf16"),
     "2-bit rows1 bf16meta": lambda seed: AcrossRows(2, seed=seed, meta_dtype="bf16"),
