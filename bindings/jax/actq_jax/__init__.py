@@ -1,4 +1,4 @@
-"""actq_jax: libactq for JAX through XLA's FFI (CPU). Differentiable layers that save
+"""actq_jax: libactq for JAX through XLA's FFI (CPU, and CUDA where JAX has it). Differentiable layers that save
 compressed activations (gelu / fewbit_activation with few-bit codes, dense with an
 actq-quantized input) and the raw operations they are made of. docs/jax.md explains the
 build (`pip install bindings/jax` bundles the handler library libactq_jax_ffi.so here;

@@ -12,7 +12,8 @@ import threading
 import jax
 
 LIBRARY_NAME = "libactq_jax_ffi.so"
-# Target name -> the exported handler symbol (bindings/jax/src/ffi.cc).
+# Target name -> the exported handler symbol (bindings/jax/src/ffi.cc); the CUDA one is
+# the symbol + "_cuda".
 TARGETS = {
     "actq_quantize": "actq_jax_quantize",
     "actq_dequantize": "actq_jax_dequantize",
@@ -46,14 +47,28 @@ def _path():
         % (LIBRARY_NAME, os.path.dirname(here)))
 
 
+def _has_cuda():
+    """Whether this JAX runs a CUDA platform (jaxlib's CUDA plugin found a GPU)."""
+    try:
+        return bool(jax.devices("cuda"))
+    except RuntimeError:
+        return False
+
+
 def ensure_registered():
-    """Loads the handler library and registers every target for the CPU platform."""
+    """Loads the handler library and registers every target for the CPU platform, and for
+    CUDA where JAX has it (the handlers of the library's CUDA backend, suffix _cuda; a
+    libactq built without CUDA refuses those calls with its UNSUPPORTED status)."""
     global _lib
     with _lock:
         if _lib is not None:
             return
         lib = ctypes.CDLL(_path())
+        cuda = _has_cuda()
         for target, symbol in TARGETS.items():
             jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(getattr(lib, symbol)),
                                         platform="cpu")
+            if cuda:
+                jax.ffi.register_ffi_target(
+                    target, jax.ffi.pycapsule(getattr(lib, symbol + "_cuda")), platform="CUDA")
         _lib = lib

@@ -1,4 +1,4 @@
-"""The raw operations: one jax.ffi.ffi_call each, usable under jax.jit (CPU only).
+"""The raw operations: one jax.ffi.ffi_call each, usable under jax.jit (CPU and CUDA).
 
 They make the choices of the ctypes and PyTorch bindings (bindings/python/actq), so their
 bytes can be compared with those: a tensor is quantized as rows x cols with rows its first

@@ -1,14 +1,23 @@
-// ffi.cc - XLA FFI handlers (CPU) over libactq's C ABI, for jax.ffi.ffi_call.
+// ffi.cc - XLA FFI handlers over libactq's C ABI, for jax.ffi.ffi_call: each operation
+// for the CPU platform (actq_jax_<op>, the CPU backend) and for CUDA (actq_jax_<op>_cuda,
+// the CUDA backend on the stream XLA gives, device pointers as XLA holds them).
 //
 // Each handler checks that the buffers XLA hands it have exactly the sizes the library
 // will read and write (the Python side computes them to declare the result shapes), then
 // makes one library call. Any failure comes back to JAX as an error carrying the
-// library's status string; nothing is written outside the buffers XLA gave.
+// library's status string; nothing is written outside the buffers XLA gave. On CUDA the
+// calls are asynchronous: what the library defers (ACTQ_ERR_NONFINITE for NaN inputs,
+// which it still handles as documented) is not reported, since a handler may not wait
+// for its stream; only quantize waits, to read the noise counter (below).
 //
 // Integer attributes are int64 (numpy.int64 on the Python side), the activation's
 // parameter a float32. Data may be float32, float16 or bfloat16; metadata likewise.
+#include <dlfcn.h>
+
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "actq.h"
 #include "contexts.h"
@@ -16,8 +25,11 @@
 #include "tables.h"
 #include "xla/ffi/api/ffi.h"
 
+#include <mutex>
+
 namespace ffi = xla::ffi;
 using actq_jax::LentContext;
+using actq_jax::Place;
 
 namespace {
 
@@ -42,6 +54,45 @@ ffi::Error library_error(const char *call, actq_status s) {
 }
 
 ffi::Error bad(const std::string &what) { return ffi::Error::InvalidArgument(what); }
+
+ffi::Error no_context(const LentContext &ctx) { return library_error(ctx.failed_call(), ctx.status()); }
+
+constexpr Place kCpu = {ACTQ_BACKEND_CPU, -1, nullptr};
+
+// The 16 bytes of the noise counter, which the contract takes as host values (seed,
+// offset). On CUDA XLA holds it in device memory: one copy to the host on the call's
+// stream, waited for, through the CUDA driver API that every CUDA process has loaded
+// (libcuda.so.1; the handler library links no CUDA runtime). That wait is the one
+// synchronization of these handlers.
+ffi::Error read_noise(const Place &p, const void *noise, uint32_t w[4]) {
+  if (p.backend != ACTQ_BACKEND_CUDA) {
+    std::memcpy(w, noise, 4 * sizeof(uint32_t));
+    return ffi::Error::Success();
+  }
+  using copy_fn = int (*)(void *, unsigned long long, size_t, void *);
+  using sync_fn = int (*)(void *);
+  static copy_fn copy = nullptr;
+  static sync_fn sync = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) return;
+    copy = reinterpret_cast<copy_fn>(dlsym(lib, "cuMemcpyDtoHAsync_v2"));
+    sync = reinterpret_cast<sync_fn>(dlsym(lib, "cuStreamSynchronize"));
+  });
+  if (!copy || !sync)
+    return ffi::Error(ffi::ErrorCode::kInternal,
+                      "actq_quantize: the CUDA driver (libcuda.so.1) cannot be loaded to read "
+                      "the noise counter");
+  int rc = copy(w, reinterpret_cast<uintptr_t>(noise), 4 * sizeof(uint32_t), p.stream);
+  if (rc == 0) rc = sync(p.stream);
+  if (rc != 0)
+    return ffi::Error(ffi::ErrorCode::kInternal,
+                      "actq_quantize: reading the noise counter from the device failed (CUDA "
+                      "driver error " + std::to_string(rc) + ")");
+  return ffi::Error::Success();
+}
 
 bool actq_type(ffi::DataType t, actq_dtype *d) {
   switch (t) {
@@ -88,7 +139,7 @@ ffi::Error check_count(const char *what, size_t got, size_t want) {
              " entries, the layout needs " + std::to_string(want));
 }
 
-ffi::Error Quantize(ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
+ffi::Error quantize(const Place &p, ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
                     ffi::Result<ffi::Buffer<ffi::U8>> packed, ffi::Result<ffi::AnyBuffer> gmin,
                     ffi::Result<ffi::AnyBuffer> gscale, int64_t rows, int64_t group_size,
                     int64_t bits, int64_t rounding) {
@@ -114,11 +165,12 @@ ffi::Error Quantize(ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
     return library_error("actq_quantize", ACTQ_ERR_INVALID_ARGUMENT);
   // (seed low word, seed high word, offset low word, offset high word): 32-bit words,
   // because JAX arrays are 32-bit unless x64 is enabled.
-  const uint32_t *w = noise.typed_data();
+  uint32_t w[4];
+  if (ffi::Error e = read_noise(p, noise.typed_data(), w); e.failure()) return e;
   uint64_t seed = w[0] | static_cast<uint64_t>(w[1]) << 32;
   uint64_t offset = w[2] | static_cast<uint64_t>(w[3]) << 32;
-  LentContext ctx;
-  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  LentContext ctx(p);
+  if (!ctx.get()) return no_context(ctx);
   actq_status s = actq_quantize(ctx.get(), &lay, xd, x.untyped_data(),
                                 static_cast<actq_rounding>(rounding), seed, offset,
                                 packed->untyped_data(), gmin->untyped_data(),
@@ -127,7 +179,8 @@ ffi::Error Quantize(ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
   return ffi::Error::Success();
 }
 
-ffi::Error Dequantize(ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin, ffi::AnyBuffer gscale,
+ffi::Error dequantize(const Place &p, ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin,
+                      ffi::AnyBuffer gscale,
                       ffi::Result<ffi::AnyBuffer> y, int64_t rows, int64_t group_size,
                       int64_t bits) {
   actq_dtype yd, meta;
@@ -146,8 +199,8 @@ ffi::Error Dequantize(ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin, ffi::Any
     return e;
   if (ffi::Error e = check_count("group_scale", gscale.element_count(), groups); e.failure())
     return e;
-  LentContext ctx;
-  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  LentContext ctx(p);
+  if (!ctx.get()) return no_context(ctx);
   actq_status s = actq_dequantize(ctx.get(), &lay, packed.untyped_data(), gmin.untyped_data(),
                                   gscale.untyped_data(), yd, y->untyped_data());
   if (s != ACTQ_OK) return library_error("actq_dequantize", s);
@@ -166,7 +219,7 @@ ffi::Error table_for_codes(int64_t activation, float param, int64_t bits, size_t
 }
 
 // y may be NULL: codes only.
-ffi::Error encode(ffi::AnyBuffer x, ffi::Buffer<ffi::U8> &codes, ffi::AnyBuffer *y,
+ffi::Error encode(const Place &p, ffi::AnyBuffer x, ffi::Buffer<ffi::U8> &codes, ffi::AnyBuffer *y,
                   int64_t activation, float param, int64_t bits) {
   actq_dtype xd;
   if (!actq_type(x.element_type(), &xd))
@@ -178,26 +231,26 @@ ffi::Error encode(ffi::AnyBuffer x, ffi::Buffer<ffi::U8> &codes, ffi::AnyBuffer 
   if (ffi::Error e = table_for_codes(activation, param, bits, n, codes.element_count(), &table);
       e.failure())
     return e;
-  LentContext ctx;
-  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  LentContext ctx(p);
+  if (!ctx.get()) return no_context(ctx);
   actq_status s = fewbit_encode(ctx.get(), table, n, xd, x.untyped_data(),
                                 y ? y->untyped_data() : nullptr, codes.untyped_data());
   if (s != ACTQ_OK) return library_error("fewbit_encode", s);
   return ffi::Error::Success();
 }
 
-ffi::Error FewbitEncode(ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
-                        ffi::Result<ffi::AnyBuffer> y, int64_t activation, float param,
-                        int64_t bits) {
-  return encode(x, *codes, &*y, activation, param, bits);
+ffi::Error fewbit_encode_y(const Place &p, ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                          ffi::Result<ffi::AnyBuffer> y, int64_t activation, float param,
+                          int64_t bits) {
+  return encode(p, x, *codes, &*y, activation, param, bits);
 }
 
-ffi::Error FewbitCodes(ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
-                       int64_t activation, float param, int64_t bits) {
-  return encode(x, *codes, nullptr, activation, param, bits);
+ffi::Error fewbit_codes(const Place &p, ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                        int64_t activation, float param, int64_t bits) {
+  return encode(p, x, *codes, nullptr, activation, param, bits);
 }
 
-ffi::Error FewbitBackward(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
+ffi::Error backward_grad(const Place &p, ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
                           ffi::Result<ffi::AnyBuffer> grad_in, int64_t activation, float param,
                           int64_t bits) {
   actq_dtype gd;
@@ -211,12 +264,128 @@ ffi::Error FewbitBackward(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
   if (ffi::Error e = table_for_codes(activation, param, bits, n, codes.element_count(), &table);
       e.failure())
     return e;
-  LentContext ctx;
-  if (!ctx.get()) return library_error("actq_context_create", ctx.status());
+  LentContext ctx(p);
+  if (!ctx.get()) return no_context(ctx);
   actq_status s = fewbit_backward(ctx.get(), table, n, codes.untyped_data(), gd,
                                   grad.untyped_data(), grad_in->untyped_data());
   if (s != ACTQ_OK) return library_error("fewbit_backward", s);
   return ffi::Error::Success();
+}
+
+// Each operation's entry points: on the CPU, and on CUDA at XLA's stream and device.
+Place cuda(void *stream, int32_t device) { return Place{ACTQ_BACKEND_CUDA, device, stream}; }
+
+ffi::Error quantize_cpu(ffi::AnyBuffer x, ffi::Buffer<ffi::U32> noise,
+                        ffi::Result<ffi::Buffer<ffi::U8>> packed, ffi::Result<ffi::AnyBuffer> gmin,
+                        ffi::Result<ffi::AnyBuffer> gscale, int64_t rows, int64_t group_size,
+                        int64_t bits, int64_t rounding) {
+  return quantize(kCpu, x, noise, packed, gmin, gscale, rows, group_size, bits, rounding);
+}
+ffi::Error quantize_cuda(void *stream, int32_t device, ffi::AnyBuffer x,
+                         ffi::Buffer<ffi::U32> noise, ffi::Result<ffi::Buffer<ffi::U8>> packed,
+                         ffi::Result<ffi::AnyBuffer> gmin, ffi::Result<ffi::AnyBuffer> gscale,
+                         int64_t rows, int64_t group_size, int64_t bits, int64_t rounding) {
+  return quantize(cuda(stream, device), x, noise, packed, gmin, gscale, rows, group_size, bits,
+                  rounding);
+}
+
+ffi::Error dequantize_cpu(ffi::Buffer<ffi::U8> packed, ffi::AnyBuffer gmin, ffi::AnyBuffer gscale,
+                          ffi::Result<ffi::AnyBuffer> y, int64_t rows, int64_t group_size,
+                          int64_t bits) {
+  return dequantize(kCpu, packed, gmin, gscale, y, rows, group_size, bits);
+}
+ffi::Error dequantize_cuda(void *stream, int32_t device, ffi::Buffer<ffi::U8> packed,
+                           ffi::AnyBuffer gmin, ffi::AnyBuffer gscale,
+                           ffi::Result<ffi::AnyBuffer> y, int64_t rows, int64_t group_size,
+                           int64_t bits) {
+  return dequantize(cuda(stream, device), packed, gmin, gscale, y, rows, group_size, bits);
+}
+
+ffi::Error fewbit_encode_cpu(ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                             ffi::Result<ffi::AnyBuffer> y, int64_t activation, float param,
+                             int64_t bits) {
+  return fewbit_encode_y(kCpu, x, codes, y, activation, param, bits);
+}
+ffi::Error fewbit_encode_cuda(void *stream, int32_t device, ffi::AnyBuffer x,
+                              ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                              ffi::Result<ffi::AnyBuffer> y, int64_t activation, float param,
+                              int64_t bits) {
+  return fewbit_encode_y(cuda(stream, device), x, codes, y, activation, param, bits);
+}
+
+ffi::Error fewbit_codes_cpu(ffi::AnyBuffer x, ffi::Result<ffi::Buffer<ffi::U8>> codes,
+                            int64_t activation, float param, int64_t bits) {
+  return fewbit_codes(kCpu, x, codes, activation, param, bits);
+}
+ffi::Error fewbit_codes_cuda(void *stream, int32_t device, ffi::AnyBuffer x,
+                             ffi::Result<ffi::Buffer<ffi::U8>> codes, int64_t activation,
+                             float param, int64_t bits) {
+  return fewbit_codes(cuda(stream, device), x, codes, activation, param, bits);
+}
+
+ffi::Error fewbit_backward_cpu(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
+                               ffi::Result<ffi::AnyBuffer> grad_in, int64_t activation,
+                               float param, int64_t bits) {
+  return backward_grad(kCpu, codes, grad, grad_in, activation, param, bits);
+}
+ffi::Error fewbit_backward_cuda(void *stream, int32_t device, ffi::Buffer<ffi::U8> codes,
+                                ffi::AnyBuffer grad, ffi::Result<ffi::AnyBuffer> grad_in,
+                                int64_t activation, float param, int64_t bits) {
+  return backward_grad(cuda(stream, device), codes, grad, grad_in, activation, param, bits);
+}
+
+// The operands and attributes of each operation, after the platform's context values.
+template <class B>
+auto quantize_binding(B b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::Buffer<ffi::U32>>()
+      .template Ret<ffi::Buffer<ffi::U8>>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<int64_t>("rows")
+      .template Attr<int64_t>("group_size")
+      .template Attr<int64_t>("bits")
+      .template Attr<int64_t>("rounding");
+}
+
+template <class B>
+auto dequantize_binding(B b) {
+  return std::move(b).template Arg<ffi::Buffer<ffi::U8>>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<int64_t>("rows")
+      .template Attr<int64_t>("group_size")
+      .template Attr<int64_t>("bits");
+}
+
+template <class B>
+auto table_attrs(B b) {
+  return std::move(b).template Attr<int64_t>("activation").template Attr<float>("param").template Attr<int64_t>("bits");
+}
+
+template <class B>
+auto fewbit_encode_binding(B b) {
+  return table_attrs(std::move(b).template Arg<ffi::AnyBuffer>()
+                         .template Ret<ffi::Buffer<ffi::U8>>()
+                         .template Ret<ffi::AnyBuffer>());
+}
+
+template <class B>
+auto fewbit_codes_binding(B b) {
+  return table_attrs(std::move(b).template Arg<ffi::AnyBuffer>().template Ret<ffi::Buffer<ffi::U8>>());
+}
+
+template <class B>
+auto fewbit_backward_binding(B b) {
+  return table_attrs(std::move(b).template Arg<ffi::Buffer<ffi::U8>>()
+                         .template Arg<ffi::AnyBuffer>()
+                         .template Ret<ffi::AnyBuffer>());
+}
+
+auto cpu_bind() { return ffi::Ffi::Bind(); }
+auto cuda_bind() {
+  return ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void *>>().Ctx<ffi::DeviceOrdinal>();
 }
 
 }  // namespace
@@ -224,52 +393,22 @@ ffi::Error FewbitBackward(ffi::Buffer<ffi::U8> codes, ffi::AnyBuffer grad,
 // The library is built with hidden visibility: only these entry points are exported.
 #pragma GCC visibility push(default)
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_quantize, Quantize,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::Buffer<ffi::U32>>()
-                                  .Ret<ffi::Buffer<ffi::U8>>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int64_t>("rows")
-                                  .Attr<int64_t>("group_size")
-                                  .Attr<int64_t>("bits")
-                                  .Attr<int64_t>("rounding"));
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_dequantize, Dequantize,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::U8>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int64_t>("rows")
-                                  .Attr<int64_t>("group_size")
-                                  .Attr<int64_t>("bits"));
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_encode, FewbitEncode,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::Buffer<ffi::U8>>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int64_t>("activation")
-                                  .Attr<float>("param")
-                                  .Attr<int64_t>("bits"));
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_codes, FewbitCodes,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::Buffer<ffi::U8>>()
-                                  .Attr<int64_t>("activation")
-                                  .Attr<float>("param")
-                                  .Attr<int64_t>("bits"));
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_backward, FewbitBackward,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::U8>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int64_t>("activation")
-                                  .Attr<float>("param")
-                                  .Attr<int64_t>("bits"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_quantize, quantize_cpu, quantize_binding(cpu_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_quantize_cuda, quantize_cuda, quantize_binding(cuda_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_dequantize, dequantize_cpu, dequantize_binding(cpu_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_dequantize_cuda, dequantize_cuda,
+                              dequantize_binding(cuda_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_encode, fewbit_encode_cpu,
+                              fewbit_encode_binding(cpu_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_encode_cuda, fewbit_encode_cuda,
+                              fewbit_encode_binding(cuda_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_codes, fewbit_codes_cpu,
+                              fewbit_codes_binding(cpu_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_codes_cuda, fewbit_codes_cuda,
+                              fewbit_codes_binding(cuda_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_backward, fewbit_backward_cpu,
+                              fewbit_backward_binding(cpu_bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(actq_jax_fewbit_backward_cuda, fewbit_backward_cuda,
+                              fewbit_backward_binding(cuda_bind()));
 
 #pragma GCC visibility pop
