@@ -45,12 +45,13 @@ void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
 }
 
 /* Aligned calls of one width with float32 metadata or metadata of y's dtype
- * (meta_instance) have instances with the metadata dtype compiled in. */
+ * (dequantize_meta_instance: at widths 1, 2, 4 and 8 packed must be 8-byte aligned too)
+ * have instances with the metadata dtype compiled in. */
 template <actq_dtype DT, int BITS>
 void launch_bits(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
   if (!fast) return launch<DT, BITS, false>(a, team, sm_count, s);
   if constexpr (BITS != 0) {
-    const int mdt = meta_instance(a.meta_dtype, DT);
+    const int mdt = dequantize_meta_instance(a.meta_dtype, DT, BITS, a.packed);
     if (mdt == ACTQ_F32) return launch<DT, BITS, true, ACTQ_F32>(a, team, sm_count, s);
     if constexpr (DT != ACTQ_F32)
       if (mdt == DT) return launch<DT, BITS, true, DT>(a, team, sm_count, s);

@@ -123,6 +123,15 @@ ACTQ_UNROLL
   }
 }
 
+/* store_word of a whole unit's word of nbytes = 2, 4 or 8 at an address aligned to it
+ * (nbytes a constant after inlining: one store, no alignment test). */
+__host__ __device__ __forceinline__ void store_word_aligned(uint8_t *out, uint64_t word,
+                                                            uint32_t nbytes) {
+  if (nbytes == 8) *reinterpret_cast<uint64_t *>(out) = word;
+  else if (nbytes == 4) *reinterpret_cast<uint32_t *>(out) = (uint32_t)word;
+  else *reinterpret_cast<uint16_t *>(out) = (uint16_t)word;
+}
+
 /* The word of nbytes (<= 8) little-endian bytes at in; the same cases as store_word. */
 __host__ __device__ __forceinline__ uint64_t load_word(const uint8_t *in, uint32_t nbytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(in);
@@ -134,6 +143,15 @@ ACTQ_UNROLL
   for (uint32_t i = 0; i < 8; i++)
     if (i < nbytes) word |= (uint64_t)in[i] << (8 * i);
   return word;
+}
+
+/* load_word of a whole unit's word of nbytes = 1, 2, 4 or 8 at an address aligned to it
+ * (nbytes a constant after inlining: one load, no alignment test). */
+__host__ __device__ __forceinline__ uint64_t load_word_aligned(const uint8_t *in, uint32_t nbytes) {
+  if (nbytes == 8) return *reinterpret_cast<const uint64_t *>(in);
+  if (nbytes == 4) return *reinterpret_cast<const uint32_t *>(in);
+  if (nbytes == 2) return *reinterpret_cast<const uint16_t *>(in);
+  return *in;
 }
 
 /* The end of the chunk of `units` 8-element units from unit u0 in a call of n elements:

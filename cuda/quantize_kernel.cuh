@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_a
     actq_group_meta g;
     const uint32_t bits = quantize_group_meta<MDT, BITS>(a, p, m, lane == 0, &g);
     if (lane == 0 && g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
-    quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH>(a, p, lane, g, bits, v);
+    quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH, BITS != 0>(a, p, lane, g, bits, v);
   }
 }
 
@@ -84,7 +84,7 @@ bool launch_exact(const quant_args &a, int sm_count, cudaStream_t s) {
   if constexpr (TEAM > 32) {
     return false;
   } else {
-    const uint32_t bits = quantize_width_instance(a.rows);
+    const uint32_t bits = quantize_width_instance(a.rows, a.packed);
     const int mdt = meta_instance(a.meta_dtype, DT);
     if (bits == 0 || mdt == ANY_META) return false;
     if (mdt == ACTQ_F32) launch_width<DT, TEAM, STOCH, ACTQ_F32>(a, bits, sm_count, s);

@@ -62,11 +62,28 @@ __host__ __device__ __forceinline__ int meta_instance(actq_dtype meta, actq_dtyp
   return meta == ACTQ_F32 || meta == data ? (int)meta : ANY_META;
 }
 
+/* Dequantize's metadata instance (meta_instance) for an aligned call of one width `bits`:
+ * at widths 1, 2, 4 and 8 the instances also load each unit's word with one load of its
+ * size (dequantize_lane), so they need packed 8-byte aligned; ANY_META otherwise. */
+__host__ __device__ __forceinline__ int dequantize_meta_instance(actq_dtype meta, actq_dtype data,
+                                                                 uint32_t bits,
+                                                                 const uint8_t *packed) {
+  const bool pow2 = bits == 1 || bits == 2 || bits == 4 || bits == 8;
+  if (pow2 && (reinterpret_cast<uintptr_t>(packed) & 7) != 0) return ANY_META;
+  return meta_instance(meta, data);
+}
+
 /* The widths whose quantize has instances of their own (with a constant metadata dtype,
- * for teams of at most a warp and aligned calls): ActNN's and GACT's usual 2, 4 and 8.
- * 0: the run-time width. */
-__host__ __device__ __forceinline__ uint32_t quantize_width_instance(const row_map &rows) {
-  return !rows.widths && (rows.bits == 2 || rows.bits == 4 || rows.bits == 8) ? rows.bits : 0u;
+ * for teams of at most a warp and aligned calls): ActNN's and GACT's usual 2, 4 and 8,
+ * when packed is 8-byte aligned. Then every unit's word (bits bytes at a multiple of bits
+ * from packed: rows of whole units) is aligned for one store of its size. 0: the
+ * run-time width. */
+__host__ __device__ __forceinline__ uint32_t quantize_width_instance(const row_map &rows,
+                                                                     const uint8_t *packed) {
+  return !rows.widths && (rows.bits == 2 || rows.bits == 4 || rows.bits == 8) &&
+                 (reinterpret_cast<uintptr_t>(packed) & 7) == 0
+             ? rows.bits
+             : 0u;
 }
 
 /* actq_noise_u of the low (hi = 0) or high half of a noise word, in two instructions: the
@@ -123,10 +140,11 @@ ACTQ_UNROLL
 
 /* Codes of one unit (elements e .. e+k-1, values v) into its packed word at out. In a
  * group with rcp_ok (c = 1, so x*c - m*c is x - m) the quotient is actq_quot_rcp's, which
- * equals the division's inside the proven domain; a unit with an element outside it
- * takes the division. Codes past k are 0, so the word equals the reference's k-code
- * word. */
-template <bool FAST, bool STOCH>
+ * equals the division's inside the proven domain. CHECKED: the group may lie outside it
+ * (actq_quot_rcp_group_ok false), so each element is checked and a unit with an element
+ * outside takes the division; without CHECKED the caller has proven the whole group
+ * inside. Codes past k are 0, so the word equals the reference's k-code word. */
+template <bool FAST, bool STOCH, bool CHECKED, bool WORD_ALIGNED = false>
 __host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
                                                        const actq_group_meta &g, uint32_t bits,
                                                        size_t e, int k, const float v[8],
@@ -139,9 +157,9 @@ ACTQ_UNROLL
     num[j] = v[j] - g.mc;
     t[j] = actq_quot_rcp(num[j], g.sc, g.rcp);
   }
-  bool in_domain = actq_quot_rcp_group_ok(&g);
-  if (!in_domain && g.rcp_ok) { /* groups with |m| < 2^-40: each element's num */
-    in_domain = true;
+  bool in_domain = true;
+  if (CHECKED) {
+    in_domain = g.rcp_ok; /* groups with |m| < 2^-40: each element's num */
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++) in_domain = in_domain && (j >= k || actq_quot_rcp_lane_ok(num[j]));
   }
@@ -159,18 +177,21 @@ ACTQ_UNROLL
         g, bits, make_float4(v[0], v[1], v[2], v[3]), make_float4(v[4], v[5], v[6], v[7]),
         make_float4(u[0], u[1], u[2], u[3]), make_float4(u[4], u[5], u[6], u[7]), k);
   }
-  actq_cuda_io::store_word(out, word, ((uint32_t)k * bits + 7) / 8);
+  if (WORD_ALIGNED) actq_cuda_io::store_word_aligned(out, word, bits);
+  else actq_cuda_io::store_word(out, word, ((uint32_t)k * bits + 7) / 8);
 }
 
 /* Unit u of a located group: packed word in, k values out. FINITE: m and s are finite,
  * so no value is NaN and the NaN rule and its per-element test are not needed. */
-template <actq_dtype DT, bool FAST, bool FINITE>
+template <actq_dtype DT, bool FAST, bool FINITE, bool WORD_ALIGNED = false>
 __host__ __device__ __forceinline__ void dequantize_unit(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
                                                          uint32_t bits, const uint8_t *in,
                                                          float m, float s, size_t u) {
   const int k = actq_cuda_team::unit_len<FAST>(p, u);
-  const uint64_t word = actq_cuda_io::load_word(in + u * bits, ((uint32_t)k * bits + 7) / 8);
+  const uint64_t word = WORD_ALIGNED
+                            ? actq_cuda_io::load_word_aligned(in + u * bits, bits)
+                            : actq_cuda_io::load_word(in + u * bits, ((uint32_t)k * bits + 7) / 8);
   float v[8];
 ACTQ_UNROLL
   for (int j = 0; j < 8; j++) {
@@ -226,18 +247,34 @@ __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
   return bits;
 }
 
-/* Step 3: the lane's units into codes and packed words (cached ones from v). */
-template <actq_dtype DT, int TEAM, int CACHE, bool FAST, bool STOCH>
+/* Step 3: the lane's units into codes and packed words (cached ones from v). WORD_ALIGNED:
+ * whole units whose words are aligned to their size (quantize_width_instance). Groups that
+ * actq_quot_rcp_group_ok proves inside the reciprocal's domain (every finite group whose
+ * |m| >= 2^-40, nearly all) take the unchecked units; the others (nonfinite groups, wide
+ * or extreme scales, |m| < 2^-40) a loop of their own that reloads each unit (from L1/L2)
+ * and checks it, so that the hot path carries no per-element checks and no division. */
+template <actq_dtype DT, int TEAM, int CACHE, bool FAST, bool STOCH, bool WORD_ALIGNED = false>
 __host__ __device__ __forceinline__ void quantize_lane_codes(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane,
     const actq_group_meta &g, uint32_t bits, const float v[][8]) {
   uint8_t *out = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
+  if (!actq_quot_rcp_group_ok(&g)) {
+ACTQ_NO_UNROLL
+    for (size_t u = lane; u < p.units; u += TEAM) {
+      float w[8];
+      const int k = actq_cuda_team::unit_len<FAST>(p, u);
+      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
+      quantize_unit<FAST, STOCH, true>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
+    }
+    return;
+  }
 ACTQ_UNROLL
   for (int i = 0; i < CACHE; i++) {
     const size_t u = lane + (size_t)i * TEAM;
     if (u < p.units)
-      quantize_unit<FAST, STOCH>(a, g, bits, p.e0 + 8 * u, actq_cuda_team::unit_len<FAST>(p, u), v[i],
-                                 out + u * bits);
+      quantize_unit<FAST, STOCH, false, WORD_ALIGNED>(a, g, bits, p.e0 + 8 * u,
+                                                      actq_cuda_team::unit_len<FAST>(p, u), v[i],
+                                                      out + u * bits);
   }
   /* Only block-teams have units beyond the cached ones (team_for). */
   if (TEAM == ACTQ_CUDA_BLOCK)
@@ -245,7 +282,7 @@ ACTQ_UNROLL
     float w[8];
     const int k = actq_cuda_team::unit_len(p, u);
     actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
-    quantize_unit<FAST, STOCH>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
+    quantize_unit<FAST, STOCH, false>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
   }
 }
 
@@ -263,11 +300,14 @@ __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
   const float m = actq_load_elem(a.group_min, md, p.index);
   const float s = actq_load_elem(a.group_scale, md, p.index);
   const uint8_t *in = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
+  /* The metadata instances of widths 1, 2, 4, 8 have word-aligned units
+   * (dequantize_meta_instance). */
+  constexpr bool WA = MDT != ANY_META && (BITS == 1 || BITS == 2 || BITS == 4 || BITS == 8);
   if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
 ACTQ_UNROLL4
-    for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, true>(a, p, bits, in, m, s, u);
+    for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, true, WA>(a, p, bits, in, m, s, u);
   } else {
-    for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, false>(a, p, bits, in, m, s, u);
+    for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, false, WA>(a, p, bits, in, m, s, u);
   }
 }
 

@@ -51,7 +51,7 @@ void emulate_quantize(const quant_args &a, unsigned blocks) {
         const uint32_t bits = quantize_group_meta<MDT, BITS>(a, p, m, true, &g);
         if (g.nonfinite && *a.error == 0) *a.error = ACTQ_ERR_NONFINITE;
         for (int lane = 0; lane < TEAM; lane++)
-          quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH>(
+          quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH, BITS != 0>(
               a, p, lane, g, bits, reinterpret_cast<const float(*)[8]>(&v[(size_t)lane * CACHE * 8]));
       }
     }
@@ -67,7 +67,7 @@ bool emulate_quantize_exact(const quant_args &a, unsigned blocks) {
   if constexpr (TEAM > 32) {
     return false;
   } else {
-    const uint32_t bits = quantize_width_instance(a.rows);
+    const uint32_t bits = quantize_width_instance(a.rows, a.packed);
     const int mdt = meta_instance(a.meta_dtype, DT);
     if (bits == 0 || mdt == ANY_META) return false;
     auto run = [&](auto md) {
@@ -126,7 +126,7 @@ template <actq_dtype DT, int BITS>
 void emulate_dequantize_bits(const dequant_args &a, int team, bool fast, unsigned blocks) {
   if (!fast) return emulate_dequantize<DT, BITS, false>(a, team, blocks);
   if constexpr (BITS != 0) {
-    const int mdt = meta_instance(a.meta_dtype, DT);
+    const int mdt = dequantize_meta_instance(a.meta_dtype, DT, BITS, a.packed);
     g_dequantize_exact += mdt != ANY_META;
     if (mdt == ACTQ_F32) return emulate_dequantize<DT, BITS, true, ACTQ_F32>(a, team, blocks);
     if constexpr (DT != ACTQ_F32)
@@ -207,7 +207,10 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     size_t pbytes = 0, groups = 0;
     cr_assert_eq(actq_layout_sizes(&l, &pbytes, &groups), ACTQ_OK);
     // Buffers with a random misalignment of x (in elements) and of packed (in bytes).
-    const size_t sx = rng_below(&rng, 2) || exact ? 0 : 1 + rng_below(&rng, 7), sp = rng_below(&rng, 5);
+    // packed: at any byte, but 8-byte aligned in 3 of 4 exact cases (the exact instances
+    // need it; the others take the generic kernel with an exact layout).
+    const size_t sx = rng_below(&rng, 2) || exact ? 0 : 1 + rng_below(&rng, 7);
+    const size_t sp = exact && it % 8 != 7 ? 0 : rng_below(&rng, 5);
     std::vector<unsigned char> xbuf(n * xs + 64), pr(pbytes), pg(pbytes + 8, 0xA5);
     std::vector<unsigned char> minr(groups * ms), scr(groups * ms), ming(groups * ms), scg(groups * ms);
     std::vector<unsigned char> yr(n * ys), ygbuf(n * ys + 64);
@@ -279,7 +282,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
   }
   actq_context_destroy(ref);
   // The exact instances were reached (most exact cases; dequantize also needs y aligned).
-  cr_assert_geq(g_quantize_exact, 120, "quantize's exact instances ran %d times", g_quantize_exact);
+  cr_assert_geq(g_quantize_exact, 100, "quantize's exact instances ran %d times", g_quantize_exact);
   cr_assert_geq(g_dequantize_exact, 60, "dequantize's exact instances ran %d times", g_dequantize_exact);
 }
 
