@@ -13,7 +13,8 @@
  * -ffp-contract=off (the library's flags, the tests', bench/floor's), so that no
  * _mm256_mul_ps / _mm256_add_ps pair is ever fused. Every number (coefficient, threshold,
  * piece edge) and the list of activations come from src/arith/act*.h, so that a change
- * there reaches both versions.
+ * there reaches both versions. GELU, GELU_TANH, SiLU, Sigmoid and Tanh are written once for
+ * every SIMD width in cpu/act_fma_lanes.h; this file gives them their 8-lane operations.
  */
 #ifndef ACTQ_CPU_AVX2_ACT_AVX2_H
 #define ACTQ_CPU_AVX2_ACT_AVX2_H
@@ -59,13 +60,6 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_two_prod(__m256 a, __m256 b, __m256 *err) 
   e = _mm256_add_ps(e, _mm256_mul_ps(al, bh));
   *err = _mm256_add_ps(e, _mm256_mul_ps(al, bl));
   return p;
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_two_sum(__m256 a, __m256 b, __m256 *err) {
-  __m256 s = _mm256_add_ps(a, b);
-  __m256 bb = _mm256_sub_ps(s, a);
-  *err = _mm256_add_ps(_mm256_sub_ps(a, _mm256_sub_ps(s, bb)), _mm256_sub_ps(b, bb));
-  return s;
 }
 
 /* the Horner chain of a coefficient list of src/arith/act_exp.h (ACTQ_HORNER) on 8 lanes */
@@ -146,133 +140,36 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
   return _mm256_sub_ps(_mm256_mul_ps(jf, _mm256_set1_ps(ACTQ_LN2_F)), t);
 }
 
-/* ---- the FMA exp kernel (act_fexp.h) ------------------------------------------------------ */
+/* ---- GELU, GELU_TANH, SiLU, Sigmoid, Tanh: cpu/act_fma_lanes.h on 8 lanes ---------------- */
 
-#define ACTQ_AVX2_FHORNER_FIRST(p, x, c) p = _mm256_set1_ps(c);
-#define ACTQ_AVX2_FHORNER_NEXT(p, x, c) p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(c));
-#define ACTQ_AVX2_FHORNER(LIST, p, x) LIST(ACTQ_AVX2_FHORNER_FIRST, ACTQ_AVX2_FHORNER_NEXT, p, x)
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_fexp_reduce(__m256 h, float magic_s, __m256 *t) {
-  __m256 magic = _mm256_set1_ps(magic_s);
-  __m256 tt = _mm256_fmadd_ps(h, _mm256_set1_ps(ACTQ_LOG2E_F), magic);
-  __m256 kf = _mm256_sub_ps(tt, magic);
-  *t = tt;
-  return _mm256_fmadd_ps(kf, _mm256_set1_ps(-ACTQ_LN2_LO_LOG_F),
-                         _mm256_fmadd_ps(kf, _mm256_set1_ps(-ACTQ_LN2_F), h));
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_fexp_pow2(__m256 t) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23));
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_fexp_q(__m256 r) {
-  __m256 q;
-  ACTQ_AVX2_FHORNER(ACTQ_FEXP_Q_POLY, q, r);
-  return _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
-}
-
-/* ---- the normal tail (act_ncdf.h) ----------------------------------------------------------- */
-
-/* each table row is one 8-float load that vpermps indexes by piece */
-typedef char actq_avx2_ncdf_npiece_is_8[ACTQ_NCDF_NPIECE == 8 ? 1 : -1];
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_ncdf_g(__m256 t) {
-  __m256i i = _mm256_castps_si256(_mm256_add_ps(t, _mm256_set1_ps(1.0f)));
-  i = _mm256_sub_epi32(_mm256_srli_epi32(i, ACTQ_NCDF_PIECE_SHIFT),
-                       _mm256_set1_epi32(ACTQ_NCDF_PIECE_BASE));
-  __m256 u = _mm256_sub_ps(t, _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_mid_host), i));
-#define ACTQ_AVX2_NCDF_C(j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(actq_ncdf_coef_host[j]), i)
-  __m256 p = ACTQ_AVX2_NCDF_C(ACTQ_NCDF_DEG);
-  for (int j = ACTQ_NCDF_DEG - 1; j >= 0; j--) p = _mm256_fmadd_ps(p, u, ACTQ_AVX2_NCDF_C(j));
-#undef ACTQ_AVX2_NCDF_C
-  return p;
-}
-
-/* ---- activations (act.h) ------------------------------------------------------------------ */
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f), m64 = _mm256_set1_ps(ACTQ_FEXP_2M64_F);
-  __m256 t = _mm256_min_ps(actq_avx2_act_abs(x), _mm256_set1_ps(ACTQ_NCDF_TAIL_MAX_F));
-  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(-ACTQ_NCDF_TAIL_MAX_F));
-  __m256 g = actq_avx2_act_ncdf_g(t);
-  __m256 tm = _mm256_mul_ps(_mm256_set1_ps(-0.5f), t);
-  __m256 h = _mm256_mul_ps(t, tm);
-  __m256 l = _mm256_fmsub_ps(t, tm, h);
-  __m256 tk;
-  __m256 r = _mm256_add_ps(actq_avx2_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk), l);
-  __m256 gs = _mm256_mul_ps(_mm256_fmadd_ps(_mm256_mul_ps(g, actq_avx2_fexp_q(r)), r, g),
-                            actq_avx2_fexp_pow2(tk));
-  __m256 y_neg = _mm256_mul_ps(_mm256_mul_ps(xc, gs), m64);
-  __m256 y_pos = _mm256_mul_ps(x, _mm256_sub_ps(one, _mm256_mul_ps(gs, m64)));
-  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), y_neg, y_pos);
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_gelu_tanh(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f), msign = _mm256_set1_ps(-0.0f);
-  const __m256 m64 = _mm256_set1_ps(ACTQ_FEXP_2M64_F);
-  const __m256 c3h = _mm256_set1_ps(ACTQ_GELU_TANH_C3_HI);
-  __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MIN_F)),
-                            _mm256_set1_ps(ACTQ_GELU_TANH_X_MAX_F));
-  __m256 s = _mm256_mul_ps(xc, xc);
-  __m256 sl = _mm256_fmsub_ps(xc, xc, s);
-  __m256 p = _mm256_mul_ps(c3h, s);
-  __m256 pl = _mm256_fmsub_ps(c3h, s, p);
-  __m256 wl;
-  __m256 wh = actq_avx2_act_two_sum(_mm256_set1_ps(ACTQ_GELU_TANH_C1_HI), p, &wl);
-  __m256 c = _mm256_fmadd_ps(_mm256_set1_ps(ACTQ_GELU_TANH_C3_LO), s,
-                             _mm256_fmadd_ps(c3h, sl, pl));
-  wl = _mm256_add_ps(wl, _mm256_add_ps(c, _mm256_set1_ps(ACTQ_GELU_TANH_C1_LO)));
-  __m256 vh = _mm256_mul_ps(xc, wh);
-  __m256 vl = _mm256_fmadd_ps(xc, wl, _mm256_fmsub_ps(xc, wh, vh));
-  __m256 neg = actq_avx2_act_lt(x, _mm256_setzero_ps());
-  __m256 ah = _mm256_max_ps(actq_avx2_act_sel(neg, vh, _mm256_xor_ps(vh, msign)),
-                            _mm256_set1_ps(ACTQ_FEXP_ARG_MIN_F));
-  __m256 tk;
-  __m256 r = _mm256_add_ps(actq_avx2_fexp_reduce(ah, ACTQ_FEXP_MAGIC_LOW_F, &tk),
-                           actq_avx2_act_sel(neg, vl, _mm256_xor_ps(vl, msign)));
-  __m256 es = _mm256_mul_ps(_mm256_fmadd_ps(actq_avx2_fexp_q(r), r, one), actq_avx2_fexp_pow2(tk));
-  __m256 num = actq_avx2_act_sel(neg, _mm256_mul_ps(_mm256_mul_ps(xc, es), m64), x);
-  __m256 y = _mm256_div_ps(num, _mm256_add_ps(one, _mm256_mul_ps(es, m64)));
-  y = actq_avx2_act_sel(actq_avx2_act_gt(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MAX_F)), x, y);
-  return actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_set1_ps(ACTQ_GELU_TANH_X_MIN_F)), msign, y);
-}
-
-/* e^-|x| 2^64 (Sigmoid, SiLU) */
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_exp_neg_abs_2p64(__m256 x) {
-  __m256 h = _mm256_max_ps(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)),
-                           _mm256_set1_ps(ACTQ_FEXP_ARG_MIN_F));
-  __m256 tk;
-  __m256 r = actq_avx2_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk);
-  return _mm256_mul_ps(_mm256_fmadd_ps(actq_avx2_fexp_q(r), r, _mm256_set1_ps(1.0f)),
-                       actq_avx2_fexp_pow2(tk));
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_sigmoid(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  __m256 e = _mm256_mul_ps(actq_avx2_act_exp_neg_abs_2p64(x), _mm256_set1_ps(ACTQ_FEXP_2M64_F));
-  return _mm256_div_ps(actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()), e, one),
-                       _mm256_add_ps(one, e));
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_silu(__m256 x) {
-  const __m256 m64 = _mm256_set1_ps(ACTQ_FEXP_2M64_F);
-  __m256 es = actq_avx2_act_exp_neg_abs_2p64(x);
-  __m256 xc = _mm256_max_ps(x, _mm256_set1_ps(ACTQ_FEXP_ARG_MIN_F));
-  __m256 num = actq_avx2_act_sel(actq_avx2_act_lt(x, _mm256_setzero_ps()),
-                                 _mm256_mul_ps(_mm256_mul_ps(xc, es), m64), x);
-  return _mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(es, m64)));
-}
-
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanh(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  __m256 h = _mm256_max_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), actq_avx2_act_abs(x)),
-                           _mm256_set1_ps(ACTQ_EXPM1_ARG_MIN_F));
-  __m256 tk;
-  __m256 r = actq_avx2_fexp_reduce(h, ACTQ_FEXP_MAGIC_F, &tk);
-  __m256 s = actq_avx2_fexp_pow2(tk);
-  __m256 em = _mm256_fmadd_ps(s, _mm256_mul_ps(r, actq_avx2_fexp_q(r)), _mm256_sub_ps(s, one));
-  return actq_avx2_act_with_sign(_mm256_div_ps(em, _mm256_sub_ps(_mm256_set1_ps(-2.0f), em)), x);
-}
+#define ACTQ_L_FN ACTQ_AVX2_ACT_FN
+#define ACTQ_L(name) actq_avx2_act_##name
+#define LV __m256
+#define LM __m256
+#define LI __m256i
+#define L_SET(c) _mm256_set1_ps(c)
+#define L_ADD(a, b) _mm256_add_ps(a, b)
+#define L_SUB(a, b) _mm256_sub_ps(a, b)
+#define L_MUL(a, b) _mm256_mul_ps(a, b)
+#define L_DIV(a, b) _mm256_div_ps(a, b)
+#define L_MIN(a, b) _mm256_min_ps(a, b)
+#define L_MAX(a, b) _mm256_max_ps(a, b)
+#define L_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define L_FMS(a, b, c) _mm256_fmsub_ps(a, b, c)
+#define L_OR(a, b) _mm256_or_ps(a, b)
+#define L_XOR(a, b) _mm256_xor_ps(a, b)
+#define L_LT(a, b) actq_avx2_act_lt(a, b)
+#define L_GT(a, b) actq_avx2_act_gt(a, b)
+#define L_SEL(m, a, b) actq_avx2_act_sel(m, a, b)
+#define L_ABS(a) actq_avx2_act_abs(a)
+#define L_WITH_SIGN(a, s) actq_avx2_act_with_sign(a, s)
+#define L_POW2(t) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23))
+#define L_PIECE(t1)                                                                   \
+  _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(t1), ACTQ_NCDF_PIECE_SHIFT), \
+                   _mm256_set1_epi32(ACTQ_NCDF_PIECE_BASE))
+#define L_ROW(row, i) _mm256_permutevar8x32_ps(_mm256_loadu_ps(row), i)
+#include "cpu/act_fma_lanes.h"
+#include "cpu/act_fma_lanes_undef.h"
 
 ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_tanhshrink_t(__m256 s) {
   __m256 p;

@@ -1,6 +1,6 @@
 /* avx512.h - the AVX-512 kernel table: the AVX2 table with quantize 16 lanes wide (its
  * Philox generator and its code arithmetic; measured faster, docs/bench-cpu.md) and the
- * few-bit codes and backward 16 lanes wide (no gather at any width; modelled,
+ * few-bit codes, y and backward 16 lanes wide (no gather at any width; modelled,
  * scripts/cpu-model). */
 #ifndef ACTQ_CPU_AVX512_H
 #define ACTQ_CPU_AVX512_H

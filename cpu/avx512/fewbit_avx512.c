@@ -1,13 +1,15 @@
 /* fewbit_avx512.c - the few-bit kernels 16 lanes wide.
  *
- * Codes (fewbit_encode without y; with y the AVX2 kernel runs, whose activations have no
- * AVX-512 twin yet): the binary search of actq_fewbit_code with every level's bounds in
+ * Codes: the binary search of actq_fewbit_code with every level's bounds in
  * registers at every width. Level s compares x with bounds[(2l + 1) 2^(b-1-s) - 1] for
  * the l found so far and l becomes 2l + (that bound < x): levels 0-4 take their bound by
  * one vpermps from a 16-entry register, level 5 by vpermt2ps (32 bounds), levels 6 and 7
  * by 2 and 4 vpermt2ps and a tree of mask blends on l's high bits. No gather and no table
  * to build (the AVX2 kernel gathers from a 256 KiB code_lut past 5 bits); NaN compares
  * false at every level, so its code is 0 as the reference's.
+ *
+ * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, block by
+ * block after the block's codes (see actq_avx512_fewbit_encode).
  *
  * Backward: grad_in = grad_out * levels[code]. The AVX2 kernel looks levels up with vpermps and blends up to 5 bits and with a gather
  * beyond (8 lanes a gather: the costliest step of the 8-bit backward). Here every width
@@ -26,6 +28,7 @@
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
+#include "cpu/avx512/act_avx512.h"
 #include "cpu/avx512/avx512.h"
 #include "cpu/ref/ref.h"
 #include "cpu/stream.h"
@@ -60,7 +63,7 @@ FB512_INLINE __m512 fb_load16(const void *x, actq_dtype dt, size_t i) {
 
 /* 16 results (NaN already canonical) to y + i, streamed when nt (16-byte stores; the
  * address is then 16-byte aligned: cpu/stream.h). */
-FB512_INLINE void backward_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt) {
+FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt) {
   __m256i h;
   if (dt == ACTQ_F32) {
     if (nt) {
@@ -108,7 +111,7 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
       const size_t e = i + 16 * (size_t)j;
       __m512 v = _mm512_mul_ps(fb_load16(job->grad_out, dt, e), backward_levels16(lv, b, q));
       v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), cnan);
-      backward_store16(job->grad_in, dt, e, v, nt);
+      fb_store16(job->grad_in, dt, e, v, nt);
     }
   }
   if (i < i1) actq_ref_fewbit_backward(job, i, i1);
@@ -170,11 +173,12 @@ FB512_INLINE __m512i fb_codes16(const fb_tree16 *tr, uint32_t b, __m512 x) {
   return l;
 }
 
+/* The codes of [i0, i1), i1 <= range_end, the end of this thread's range. */
 FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, size_t i0, size_t i1,
-                                  const actq_dtype dt, const uint32_t b) {
-  /* bytes of the stream up to this range's end: store_pack32 may write ahead up to there
+                                  size_t range_end, const actq_dtype dt, const uint32_t b) {
+  /* bytes of the stream up to the range's end: store_pack32 may write ahead up to there
    * (later blocks of the range rewrite them), never into another thread's range */
-  const size_t range_bytes = actq_stream_bytes(i1, b);
+  const size_t range_bytes = actq_stream_bytes(range_end, b);
   fb_tree16 tr;
   size_t i = i0, nan = 0;
   fb_tree16_init(&tr, job->table->bounds, b);
@@ -193,16 +197,17 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, size_t i0, size_t 
 
 #define ENCODE16_DT(B)                                                                     \
   switch (dt) {                                                                            \
-  case ACTQ_F32: return encode16_body(job, i0, i1, ACTQ_F32, B);                           \
-  case ACTQ_F16: return encode16_body(job, i0, i1, ACTQ_F16, B);                           \
-  default: return encode16_body(job, i0, i1, ACTQ_BF16, B);                                \
+  case ACTQ_F32: return encode16_body(job, i0, i1, range_end, ACTQ_F32, B);                \
+  case ACTQ_F16: return encode16_body(job, i0, i1, range_end, ACTQ_F16, B);                \
+  default: return encode16_body(job, i0, i1, range_end, ACTQ_BF16, B);                     \
   }
 
-size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+/* The codes of [i0, i1) (job->y is not written), by width; at 6-8 bits with the driver's
+ * code_lut the AVX2 kernel, whose one gather a vector costs less than 3-4 more levels of
+ * permutes and compares (all on one port on Intel). */
+static size_t encode16_codes(const actq_fewbit_job *job, size_t i0, size_t i1, size_t range_end) {
   const actq_dtype dt = job->dtype;
-  /* with y; and at 6-8 bits with the driver's code_lut, whose one gather a vector costs
-   * less than 3-4 more levels of permutes and compares (all on one port on Intel) */
-  if (job->y || (job->code_lut && job->table->bits >= 6)) return actq_avx2_fewbit_encode(job, i0, i1);
+  if (job->code_lut && job->table->bits >= 6) return actq_avx2_fewbit_encode(job, i0, i1);
   switch (job->table->bits) {
   case 1: ENCODE16_DT(1)
   case 2: ENCODE16_DT(2)
@@ -213,6 +218,66 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
   case 7: ENCODE16_DT(7)
   default: ENCODE16_DT(8)
   }
+}
+
+/* ---- y ------------------------------------------------------------------------------- */
+
+/* y of [i0, i1), a multiple of 16 elements: activation `act` (ACTQ_AVX512_ACTS; any other
+ * number runs actq_avx512_act_forward's AVX2 halves), NaN results canonical. Inlined with
+ * constant act and dt, so that each loop keeps its constants (GELU's coefficient rows) in
+ * registers. */
+FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int act,
+                           const actq_dtype dt, const int nt) {
+  const float param = job->table->param;
+  size_t i;
+  for (i = i0; i < i1; i += 16)
+    fb_store16(job->y, dt, i,
+               actq_avx512_canonical_nan(actq_avx512_act_forward(act, param, fb_load16(job->x, dt, i))),
+               nt);
+}
+
+#define Y16_DT(ACT)                                                                        \
+  switch (dt) {                                                                            \
+  case ACTQ_F32: y16_body(job, i0, i1, ACT, ACTQ_F32, nt); return;                         \
+  case ACTQ_F16: y16_body(job, i0, i1, ACT, ACTQ_F16, nt); return;                         \
+  default: y16_body(job, i0, i1, ACT, ACTQ_BF16, nt); return;                              \
+  }
+#define Y16_CASE(a, name) case a: Y16_DT(a)
+
+static void y16(const actq_fewbit_job *job, size_t i0, size_t i1, int nt) {
+  const actq_dtype dt = job->dtype;
+  const int act = (int)job->table->activation;
+  switch (act) {
+  ACTQ_AVX512_ACTS(Y16_CASE)
+  default: Y16_DT(act)
+  }
+}
+
+#undef Y16_CASE
+#undef Y16_DT
+
+/* With y, block by block: the codes of a block, then its y from the x the codes pass left
+ * in L1, so that each loop is specialized to one thing (width, or activation) and x is
+ * read from memory once. */
+#define Y_BLOCK 1024
+
+size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  actq_fewbit_job codes_job = *job;
+  size_t nan = 0, c0, v1;
+  int nt;
+  if (!job->y) return encode16_codes(job, i0, i1, i1);
+  nt = actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
+  codes_job.y = NULL;
+  for (c0 = i0; c0 < i1; c0 = v1) {
+    /* whole vectors of 32; the last few elements of the range go to the reference */
+    v1 = i1 - c0 > Y_BLOCK ? c0 + Y_BLOCK : c0 + ((i1 - c0) & ~(size_t)31);
+    if (v1 == c0) break;
+    nan += encode16_codes(&codes_job, c0, v1, i1);
+    y16(job, c0, v1, nt);
+  }
+  if (c0 < i1) nan += actq_ref_fewbit_encode(job, c0, i1);
+  if (nt) actq_stream_fence();
+  return nan;
 }
 
 /* ---- backward ---------------------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /* kernels_avx512.c - the AVX-512 kernel table: quantize 16 lanes wide (compute-bound in
  * AVX2: Philox and the division), fewbit_encode's codes and fewbit_backward (bounds and
  * levels from registers at every width, where AVX2 gathers past 5 bits); dequantize, pack
- * and unpack keep the AVX2 kernels, which run at the memory's speed (docs/bench-cpu.md),
- * and so does fewbit_encode with y (no AVX-512 activations yet). This file holds no ISA
+ * and unpack keep the AVX2 kernels, which run at the memory's speed (docs/bench-cpu.md);
+ * fewbit_encode's y takes the 16-lane activations of act_avx512.h. This file holds no ISA
  * code; it is compiled without ISA flags and only reached through cpu/select.c. */
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx512/avx512.h"

@@ -9,6 +9,8 @@
  * is printed (ctest -V, or run the binary).
  * avx2/<act>: actq_avx2_act_forward gives the scalar's bits on every lane, same inputs
  * (AVX2 with FMA, as the kernels that use it).
+ * avx512/<act>, avx512_emulated/<act>: actq_avx512_act_forward (16 lanes) likewise, natively
+ * where the CPU has AVX-512 and over SIMDe's emulation where the build has SIMDe.
  */
 #include <criterion/criterion.h>
 #include <float.h>
@@ -19,6 +21,7 @@
 #include "src/arith/act.h"
 #include "cpu/avx2/act_avx2.h"
 #include "support/act_ref.h"
+#include "act_lanes16.h"
 
 #define MAX_ULP 4.0
 
@@ -236,9 +239,53 @@ static void check_avx2(const char *name) {
             bad, inputs[first], actq_act_forward(c->act, c->param, inputs[first]));
 }
 
+typedef void act16_fn(int act, float param, const float *in, float *out, size_t n);
+
+static void check_16_lanes(const char *name, act16_fn *fn) {
+  const act_case *c = find_case(name);
+  build_inputs();
+  static const uint32_t extra[] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u,
+                                   0xffc12345u, 0x80000000u, 0x00000000u, 0x80000001u};
+  size_t cap = n_inputs;
+  for (size_t i = 0; i < 8; i++) push(&cap, actq_f32_from_bits(extra[i]));
+  while (n_inputs % 16) push(&cap, 1.0f);
+  float *out = malloc(n_inputs * sizeof *out);
+  cr_assert(out != NULL);
+  fn(c->act, c->param, inputs, out, n_inputs);
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < n_inputs; i++) {
+    float y = actq_act_forward(c->act, c->param, inputs[i]);
+    if (actq_f32_bits(y) != actq_f32_bits(out[i]) && !bad++) first = i;
+  }
+  cr_expect(bad == 0, "%s: %zu lanes differ from the scalar; first x = %a: scalar %a, lanes %a",
+            name, bad, inputs[first], actq_act_forward(c->act, c->param, inputs[first]),
+            out[first]);
+  free(out);
+}
+
+static void check_avx512(const char *name) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl"))
+    cr_skip_test("the CPU has no AVX-512 (F, DQ, BW, VL)");
+  check_16_lanes(name, actq_test_act16_native);
+}
+
+static void check_avx512_emulated(const char *name) {
+#ifdef ACTQ_TEST_ACT16_EMULATED
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    cr_skip_test("the CPU has no AVX2 and FMA");
+  check_16_lanes(name, actq_test_act16_emulated);
+#else
+  cr_skip_test("built without SIMDe (libsimde-dev) or with a sanitizer");
+  (void)name;
+#endif
+}
+
 #define ACT_TESTS(id, name)                                                                    \
   Test(accuracy, id) { check_accuracy(name); }                                                  \
-  Test(avx2, id) { check_avx2(name); }
+  Test(avx2, id) { check_avx2(name); }                                                          \
+  Test(avx512, id) { check_avx512(name); }                                                      \
+  Test(avx512_emulated, id) { check_avx512_emulated(name); }
 
 ACT_TESTS(gelu, "gelu")
 ACT_TESTS(gelu_tanh, "gelu_tanh")

@@ -503,3 +503,55 @@ Test(isa_equivalence, fewbit_encode_and_backward) {
       }
   }
 }
+
+/* fewbit_encode with y: codes and y of every activation (its own 16-lane code on AVX-512
+ * for GELU, GELU_TANH, SiLU, Sigmoid and Tanh, the 8-lane halves for the rest), every
+ * dtype, at 2, 5 and 7 bits (7: the code_lut from 2^14 elements on), lengths around the
+ * vectors (16, 32) and the AVX-512 kernel's blocks of 1024, odd addresses, 1 and 3 threads;
+ * inputs spread over the activations' pieces and the specials of fill_input. */
+Test(isa_equivalence, fewbit_encode_with_y_every_activation, .timeout = 600) {
+  static const size_t ns[] = {15, 33, 1023, 1057, 3100, 20011};
+  static const uint32_t widths[] = {2, 5, 7};
+  static const int threads[] = {1, 3};
+  int act, dt;
+  size_t k, w, ti, j;
+  rng_state = 11;
+  for (act = FEWBIT_GELU; act < FEWBIT_CUSTOM; act++) {
+    const float param = act == FEWBIT_SOFTPLUS ? 2.0f : act == FEWBIT_LEAKY_RELU ? 0.01f
+                                                                                : 1.0f;
+    for (w = 0; w < sizeof widths / sizeof *widths; w++) {
+      fewbit_table t;
+      cr_assert_eq(fewbit_table_build((fewbit_activation)act, param, widths[w], NULL, &t), ACTQ_OK);
+      for (dt = 0; dt < 3; dt++)
+        for (k = 0; k < sizeof ns / sizeof *ns; k++) {
+          const size_t n = ns[k], nb = actq_stream_bytes(n, widths[w]), es = dsize((actq_dtype)dt);
+          buf x = buf_new(n * es), y_ref = buf_new(n * es), c_ref = buf_new(nb);
+          actq_status st_ref;
+          fill_input(&x, (actq_dtype)dt, 1, n, 1 + rnd_below(64));
+          for (j = 0; j < n; j += 1 + rnd_below(3)) { /* most values where f is not trivial */
+            const float v = (rnd_unit() * 2.0f - 1.0f) * ldexpf(1.0f, (int)rnd_below(12) - 4);
+            if (dt == ACTQ_F32) memcpy(x.p + 4 * j, &v, 4);
+            else {
+              const uint16_t h = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+              memcpy(x.p + 2 * j, &h, 2);
+            }
+          }
+          st_ref = fewbit_encode(ref_ctx, &t, n, (actq_dtype)dt, x.p, y_ref.p, c_ref.p);
+          for (ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
+            buf y = buf_new(n * es), c = buf_new(nb);
+            actq_context_set_threads(cpu_ctx, threads[ti]);
+            cr_assert_eq(fewbit_encode(cpu_ctx, &t, n, (actq_dtype)dt, x.p, y.p, c.p), st_ref);
+            cr_assert(memcmp(c.raw, c_ref.raw, nb + 64) == 0, "codes act=%d n=%zu b=%u dt=%d t=%d",
+                      act, n, widths[w], dt, threads[ti]);
+            cr_assert(memcmp(y.raw, y_ref.raw, n * es + 64) == 0, "y act=%d n=%zu b=%u dt=%d t=%d",
+                      act, n, widths[w], dt, threads[ti]);
+            buf_free(&y);
+            buf_free(&c);
+          }
+          buf_free(&x);
+          buf_free(&y_ref);
+          buf_free(&c_ref);
+        }
+    }
+  }
+}
