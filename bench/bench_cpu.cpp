@@ -22,6 +22,8 @@
 // actq_dtype values (default f32, bf16, f16), ACTQ_BENCH_GROUP=64 the group size of quantize
 // and dequantize, ACTQ_BENCH_COLS=64 their row length (rows = n / cols; n must be a multiple,
 // default one row of n): both go into the context of the JSON output, the names stay.
+// ACTQ_BENCH_ACT=3 the few-bit kernels' activation as a fewbit_activation value (default 1,
+// GELU; 3 is SiLU).
 #include <actq.h>
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
@@ -148,7 +150,8 @@ const fewbit_table &gelu_table(uint32_t bits) {
   auto it = tables.find(bits);
   if (it != tables.end()) return it->second;
   fewbit_table t;
-  fewbit_table_build(FEWBIT_GELU, 0.0f, bits, nullptr, &t);
+  const char *act = std::getenv("ACTQ_BENCH_ACT");
+  fewbit_table_build(act ? (fewbit_activation)std::atoi(act) : FEWBIT_GELU, 0.0f, bits, nullptr, &t);
   return tables[bits] = t;
 }
 const char *impl_name[] = {"proxy", "cpu", "ref"};

@@ -9,13 +9,18 @@
  *      bench/floor/act_ilp.c -o act_ilp && ./act_ilp
  *
  * Prints ns per element (best of 7 runs of 2000 passes) for GELU, SiLU, Sigmoid, Tanh and
- * GELU_TANH.
+ * GELU_TANH. Compiled with AVX-512 flags as well (-mavx512f -mavx512dq -mavx512bw
+ * -mavx512vl), it adds the 16-lane functions of cpu/avx512/act_avx512.h (1 and 2 vectors
+ * an iteration), run where the CPU has AVX-512.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "cpu/avx2/act_avx2.h"
+#ifdef __AVX512F__
+#  include "cpu/avx512/act_avx512.h"
+#endif
 
 #define N 1024
 #define PASSES 2000
@@ -49,6 +54,25 @@ RUNNERS(silu, actq_avx2_act_silu)
 RUNNERS(sigmoid, actq_avx2_act_sigmoid)
 RUNNERS(tanh, actq_avx2_act_tanh)
 RUNNERS(gelu_tanh, actq_avx2_act_gelu_tanh)
+
+#ifdef __AVX512F__
+#  define RUNNERS16(NAME, FN)                                                              \
+  static __attribute__((noinline)) void NAME##_16_1(void) {                               \
+    for (int i = 0; i < N; i += 16) _mm512_store_ps(y + i, FN(_mm512_load_ps(x + i)));    \
+  }                                                                                        \
+  static __attribute__((noinline)) void NAME##_16_2(void) {                               \
+    for (int i = 0; i < N; i += 32) {                                                      \
+      const __m512 a = FN(_mm512_load_ps(x + i)), b = FN(_mm512_load_ps(x + i + 16));     \
+      _mm512_store_ps(y + i, a);                                                           \
+      _mm512_store_ps(y + i + 16, b);                                                      \
+    }                                                                                      \
+  }
+RUNNERS16(gelu, actq_avx512_act_gelu)
+RUNNERS16(silu, actq_avx512_act_silu)
+RUNNERS16(sigmoid, actq_avx512_act_sigmoid)
+RUNNERS16(tanh, actq_avx512_act_tanh)
+RUNNERS16(gelu_tanh, actq_avx512_act_gelu_tanh)
+#endif
 
 static double now(void) {
   struct timespec t;
@@ -85,5 +109,21 @@ int main(void) {
   for (size_t a = 0; a < sizeof acts / sizeof *acts; a++)
     printf("%s | %.2f | %.2f | %.2f\n", acts[a].name, ns_per_elem(acts[a].f[0]),
            ns_per_elem(acts[a].f[1]), ns_per_elem(acts[a].f[2]));
+#ifdef __AVX512F__
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+    const struct {
+      const char *name;
+      void (*f[2])(void);
+    } acts16[] = {{"gelu", {gelu_16_1, gelu_16_2}},
+                  {"silu", {silu_16_1, silu_16_2}},
+                  {"sigmoid", {sigmoid_16_1, sigmoid_16_2}},
+                  {"tanh", {tanh_16_1, tanh_16_2}},
+                  {"gelu_tanh", {gelu_tanh_16_1, gelu_tanh_16_2}}};
+    puts("activation, 16 lanes | 1 vector | 2 vectors (ns per element, L1-resident)");
+    for (size_t a = 0; a < sizeof acts16 / sizeof *acts16; a++)
+      printf("%s | %.2f | %.2f\n", acts16[a].name, ns_per_elem(acts16[a].f[0]),
+             ns_per_elem(acts16[a].f[1]));
+  }
+#endif
   return 0;
 }

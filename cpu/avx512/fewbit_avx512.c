@@ -173,20 +173,20 @@ FB512_INLINE __m512i fb_codes16(const fb_tree16 *tr, uint32_t b, __m512 x) {
   return l;
 }
 
-/* The codes of [i0, i1), i1 <= range_end, the end of this thread's range. */
-FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, size_t i0, size_t i1,
-                                  size_t range_end, const actq_dtype dt, const uint32_t b) {
+/* The codes of [i0, i1), i1 <= range_end, the end of this thread's range; tr from
+ * fb_tree16_init of the table. */
+FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *tr, size_t i0,
+                                  size_t i1, size_t range_end, const actq_dtype dt,
+                                  const uint32_t b) {
   /* bytes of the stream up to the range's end: store_pack32 may write ahead up to there
    * (later blocks of the range rewrite them), never into another thread's range */
   const size_t range_bytes = actq_stream_bytes(range_end, b);
-  fb_tree16 tr;
   size_t i = i0, nan = 0;
-  fb_tree16_init(&tr, job->table->bounds, b);
   for (; i + 32 <= i1; i += 32) {
     const __m512 x0 = fb_load16(job->x, dt, i), x1 = fb_load16(job->x, dt, i + 16);
     const __m256i bytes = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(&tr, b, x0))),
-        _mm512_cvtepi32_epi8(fb_codes16(&tr, b, x1)), 1);
+        _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(tr, b, x0))),
+        _mm512_cvtepi32_epi8(fb_codes16(tr, b, x1)), 1);
     nan += (size_t)__builtin_popcount(_mm512_cmp_ps_mask(x0, x0, _CMP_UNORD_Q)) +
            (size_t)__builtin_popcount(_mm512_cmp_ps_mask(x1, x1, _CMP_UNORD_Q));
     actq_avx2_store_pack32(job->codes + (i / 8) * b, actq_avx2_pack32(bytes, b), b, 4 * b,
@@ -197,15 +197,16 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, size_t i0, size_t 
 
 #define ENCODE16_DT(B)                                                                     \
   switch (dt) {                                                                            \
-  case ACTQ_F32: return encode16_body(job, i0, i1, range_end, ACTQ_F32, B);                \
-  case ACTQ_F16: return encode16_body(job, i0, i1, range_end, ACTQ_F16, B);                \
-  default: return encode16_body(job, i0, i1, range_end, ACTQ_BF16, B);                     \
+  case ACTQ_F32: return encode16_body(job, tr, i0, i1, range_end, ACTQ_F32, B);                \
+  case ACTQ_F16: return encode16_body(job, tr, i0, i1, range_end, ACTQ_F16, B);                \
+  default: return encode16_body(job, tr, i0, i1, range_end, ACTQ_BF16, B);                     \
   }
 
 /* The codes of [i0, i1) (job->y is not written), by width; at 6-8 bits with the driver's
  * code_lut the AVX2 kernel, whose one gather a vector costs less than 3-4 more levels of
  * permutes and compares (all on one port on Intel). */
-static size_t encode16_codes(const actq_fewbit_job *job, size_t i0, size_t i1, size_t range_end) {
+static size_t encode16_codes(const actq_fewbit_job *job, const fb_tree16 *tr, size_t i0, size_t i1,
+                             size_t range_end) {
   const actq_dtype dt = job->dtype;
   if (job->code_lut && job->table->bits >= 6) return actq_avx2_fewbit_encode(job, i0, i1);
   switch (job->table->bits) {
@@ -263,17 +264,19 @@ static void y16(const actq_fewbit_job *job, size_t i0, size_t i1, int nt) {
 
 size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
   actq_fewbit_job codes_job = *job;
+  fb_tree16 tr;
   size_t nan = 0, c0, v1;
   int nt;
-  if (!job->y) return encode16_codes(job, i0, i1, i1);
+  if (!job->code_lut || job->table->bits < 6) fb_tree16_init(&tr, job->table->bounds, job->table->bits);
+  if (!job->y) return encode16_codes(job, &tr, i0, i1, i1);
   nt = actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
   codes_job.y = NULL;
   for (c0 = i0; c0 < i1; c0 = v1) {
     /* whole vectors of 32; the last few elements of the range go to the reference */
     v1 = i1 - c0 > Y_BLOCK ? c0 + Y_BLOCK : c0 + ((i1 - c0) & ~(size_t)31);
     if (v1 == c0) break;
-    nan += encode16_codes(&codes_job, c0, v1, i1);
     y16(job, c0, v1, nt);
+    nan += encode16_codes(&codes_job, &tr, c0, v1, i1);
   }
   if (c0 < i1) nan += actq_ref_fewbit_encode(job, c0, i1);
   if (nt) actq_stream_fence();
