@@ -204,9 +204,11 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
 
 /* The codes of [i0, i1) (job->y is not written), by width; at 6-8 bits with the driver's
  * code_lut the AVX2 kernel, whose one gather a vector costs less than 3-4 more levels of
- * permutes and compares (all on one port on Intel). */
-static size_t encode16_codes(const actq_fewbit_job *job, const fb_tree16 *tr, size_t i0, size_t i1,
-                             size_t range_end) {
+ * permutes and compares (all on one port on Intel). Out of line, as y16: scripts/cpu-model
+ * finds their loops by the function's name. */
+static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *job,
+                                                       const fb_tree16 *tr, size_t i0,
+                                                       size_t i1, size_t range_end) {
   const actq_dtype dt = job->dtype;
   if (job->code_lut && job->table->bits >= 6) return actq_avx2_fewbit_encode(job, i0, i1);
   switch (job->table->bits) {
@@ -245,7 +247,8 @@ FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, con
   }
 #define Y16_CASE(a, name) case a: Y16_DT(a)
 
-static void y16(const actq_fewbit_job *job, size_t i0, size_t i1, int nt) {
+static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0, size_t i1,
+                                          int nt) {
   const actq_dtype dt = job->dtype;
   const int act = (int)job->table->activation;
   switch (act) {

@@ -129,9 +129,20 @@ TORCH_FORWARD = {
 #   "fused": fewbit_encode writes codes and y in one pass (actq's f, src/arith/act.h).
 # Either way the codes are those of the same x. On the CPU (Zen 3, AVX2, measured) the
 # layer's forward takes 1.27-2.15x PyTorch's on the torch route and 1.67-2.73x on the
-# fused one, so one pass over memory does not pay for actq's f. Custom tables have no
-# PyTorch forward, and an older PyTorch lacks some dtypes on some devices: fused there.
+# fused one, so one pass over memory does not pay for actq's f, except where below
+# (FUSED_CPU). Custom tables have no PyTorch forward, and an older PyTorch lacks some
+# dtypes on some devices: fused there.
 ROUTES = {"cpu": "torch", "cuda": "torch"}
+
+# The CPU's exceptions, by the kernel table the library runs (cpu_isa()): the activations
+# whose fused layer forward was measured faster than the torch route, float32 and bfloat16
+# (AMD EPYC Zen 4, PyTorch 2.15, 1 thread, 2^16-2^22 elements; docs/fewbit.md). Tanh on
+# AVX2 and AVX-512: 0.2-1.0x nn.Tanh (PyTorch's CPU tanh is slow), against 1.04-1.30x on the
+# torch route; SiLU and Sigmoid with the 16-lane activations of AVX-512: 1.10-1.59x against
+# 1.27-1.88x (AVX2: 2.6-3.8x against 1.1-1.7x); GELU's 16-lane form still costs about
+# 1.1x PyTorch's own GELU, so the codes-only pass is cheaper.
+FUSED_CPU = {"avx512": frozenset({_A.SILU, _A.SIGMOID, _A.TANH}),
+             "avx2": frozenset({_A.TANH})}
 
 # Where the fused route is the default instead: (device type, dtype) -> the activations
 # whose fused kernel is predicted faster than PyTorch's activation plus the codes pass.
@@ -144,9 +155,31 @@ FUSED = {("cuda", torch.float32): frozenset({_A.GELU, _A.GELU_TANH, _A.SILU, _A.
                                               _A.TANH})}
 
 
+_cpu_isa = []
+
+
+@_assume_constant_result
+def cpu_isa():
+    """The kernel table the library's CPU backend runs in this process ("avx512", "avx2",
+    "scalar"; the first word after "cpu" of a CPU context's description), or None without
+    the library. Read once."""
+    if not _cpu_isa:
+        try:
+            from ..context import Backend, default_context
+            words = default_context(Backend.CPU).describe().split()
+            _cpu_isa.append(words[1].rstrip(",") if len(words) > 1 and words[0] == "cpu" else None)
+        except (OSError, RuntimeError, ValueError, ImportError):  # no libactq here
+            _cpu_isa.append(None)
+    return _cpu_isa[0]
+
+
 def default_route(device_type, dtype, activation):
-    """The route a layer takes without route=: FUSED, else ROUTES by device type."""
+    """The route a layer takes without route=: FUSED (CUDA) or FUSED_CPU (the CPU's kernel
+    table), else ROUTES by device type."""
     if activation in FUSED.get((device_type, dtype), ()):
+        return "fused"
+    if (device_type == "cpu" and dtype in (torch.float32, torch.bfloat16) and
+            activation in FUSED_CPU.get(cpu_isa(), ())):
         return "fused"
     return ROUTES.get(device_type, "fused")
 
