@@ -19,7 +19,8 @@ and at --big elements (2^16): torch.ops.actq.quantize against the same C call ti
 (bench_cpu's quantize/f32/b2/n<big>/t1/cpu/real_time, when --bench-cpu names the binary; it links the
 library the package loaded when LD_LIBRARY_PATH points there) and from ctypes with its
 arguments prebuilt. Few-bit layers: actq.torch.nn.GELU(bits=2) / SiLU against
-torch.nn.GELU / SiLU, forward with grad enabled, and forward + backward, at --layer-sizes,
+torch.nn.GELU / SiLU (--layer-acts: also Sigmoid, Tanh), forward with grad enabled, and
+forward + backward, at --layer-sizes,
 on the layer's default route and on each of --routes (functional.ROUTES: how y is made).
 
 Timing: rows are timed in groups (the per-call rows, the --big rows, each layer's pair);
@@ -103,6 +104,8 @@ def main():
     ap.add_argument("--layer-sizes", default="65536,1048576,4194304")
     ap.add_argument("--layer-calls", type=int, default=20)
     ap.add_argument("--no-layers", action="store_true")
+    ap.add_argument("--layer-acts", default="gelu,silu",
+                    help="the few-bit layers timed: of gelu, silu, sigmoid, tanh")
     ap.add_argument("--routes", default="torch,fused",
                     help="layer rows on each of these routes too (empty: the default only)")
     ap.add_argument("--json", help="write the rows as JSON here")
@@ -210,7 +213,10 @@ def main():
     if not a.no_layers:
         # The layer on its default route (functional.ROUTES), then on each route by name:
         # what the default is chosen from.
-        for name, act, theirs in (("GELU", "gelu", torch.nn.GELU()), ("SiLU", "silu", torch.nn.SiLU())):
+        layers = {"gelu": ("GELU", torch.nn.GELU()), "silu": ("SiLU", torch.nn.SiLU()),
+                  "sigmoid": ("Sigmoid", torch.nn.Sigmoid()), "tanh": ("Tanh", torch.nn.Tanh())}
+        for act in a.layer_acts.split(","):
+            name, theirs = layers[act]
             ours = at.nn.FewbitActivation(act, bits=2)
             routes = [(r, at.nn.FewbitActivation(act, bits=2, route=r)) for r in a.routes.split(",") if r]
             for size in [int(v) for v in a.layer_sizes.split(",")]:
