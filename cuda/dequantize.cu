@@ -5,12 +5,13 @@
  * (16-byte vector stores where aligned). No reduction, so no team needs a barrier and
  * the team size is a run-time argument; the width is a template argument instead (when
  * all rows share it), which makes every shift and mask of the unpacking a constant, and
- * so is the metadata dtype of aligned calls (launch_bits).
+ * so is the metadata dtype of aligned calls (cuda/instances.cuh).
  */
 #include "src/arith/bitstream.h"
 #include "src/arith/quant.h"
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
+#include "cuda/instances.cuh"
 #include "cuda/launch.h"
 #include "cuda/occupancy.cuh"
 #include "cuda/unit_ops.cuh"
@@ -44,36 +45,14 @@ void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
   kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a, team_log2);
 }
 
-/* Aligned calls of one width with float32 metadata or metadata of y's dtype
- * (dequantize_meta_instance: at widths 1, 2, 4 and 8 packed must be 8-byte aligned too)
- * have instances with the metadata dtype compiled in. */
-template <actq_dtype DT, int BITS>
-void launch_bits(const dequant_args &a, int team, bool fast, int sm_count, cudaStream_t s) {
-  if (!fast) return launch<DT, BITS, false>(a, team, sm_count, s);
-  if constexpr (BITS != 0) {
-    const int mdt = dequantize_meta_instance(a.meta_dtype, DT, BITS, a.packed);
-    if (mdt == ACTQ_F32) return launch<DT, BITS, true, ACTQ_F32>(a, team, sm_count, s);
-    if constexpr (DT != ACTQ_F32)
-      if (mdt == DT) return launch<DT, BITS, true, DT>(a, team, sm_count, s);
-  }
-  launch<DT, BITS, true>(a, team, sm_count, s);
-}
-
-/* bits: the uniform width, or 0 for per-row widths. */
+/* bits: the uniform width, or 0 for per-row widths; the instance of the call
+ * (cuda/instances.cuh: the choice the host test walks too). */
 template <actq_dtype DT>
 void launch_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, int sm_count,
                   cudaStream_t s) {
-  switch (bits) {
-    case 1: launch_bits<DT, 1>(a, team, fast, sm_count, s); break;
-    case 2: launch_bits<DT, 2>(a, team, fast, sm_count, s); break;
-    case 3: launch_bits<DT, 3>(a, team, fast, sm_count, s); break;
-    case 4: launch_bits<DT, 4>(a, team, fast, sm_count, s); break;
-    case 5: launch_bits<DT, 5>(a, team, fast, sm_count, s); break;
-    case 6: launch_bits<DT, 6>(a, team, fast, sm_count, s); break;
-    case 7: launch_bits<DT, 7>(a, team, fast, sm_count, s); break;
-    case 8: launch_bits<DT, 8>(a, team, fast, sm_count, s); break;
-    default: launch_bits<DT, 0>(a, team, fast, sm_count, s); break;
-  }
+  actq_cuda_instance::dequantize<DT>(a, bits, fast, [&](auto bi, auto fa, auto md) {
+    launch<DT, decltype(bi)::value, decltype(fa)::value, decltype(md)::value>(a, team, sm_count, s);
+  });
 }
 
 } /* namespace */

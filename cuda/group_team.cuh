@@ -198,8 +198,12 @@ ACTQ_UNROLL
   }
 }
 
-/* Units a lane keeps in registers between the reduction and the codes: 32 elements. */
-#define ACTQ_CUDA_LANE_UNITS 4
+/* Units a lane keeps in registers between the reduction and the codes: 64 elements, so
+ * that a lane's share of each group's fixed work (the team's reduction, the metadata,
+ * addressing; as much as 4 to 8 instructions an element at 32) is spread over 64; the
+ * cache takes 64 of quantize's at most 128 registers (2 blocks of 256 a SM), and its 16
+ * independent 16-byte loads a lane (f32) keep enough bytes in flight at that occupancy. */
+#define ACTQ_CUDA_LANE_UNITS 8
 
 /* How many threads own a group: the smallest power of two up to a warp that leaves each
  * lane at most ACTQ_CUDA_LANE_UNITS units (several groups per warp for small groups);

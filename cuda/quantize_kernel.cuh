@@ -7,11 +7,11 @@
  * turns each unit into codes (shared actq_code_* with the shared Philox noise) and
  * stores the unit's packed word (`bits` bytes) with one store where alignment allows. A
  * lane keeps its first ACTQ_CUDA_LANE_UNITS units in registers between the two steps, so
- * groups up to 8192 elements read x from memory once; larger groups read it again
+ * groups up to 16384 elements read x from memory once; larger groups read it again
  * (L1/L2). The rounding is a template parameter, so each kernel has one code path, and
  * the seed's Philox round keys are computed once per call on the host (kernel
  * parameters, read as constant operands). Aligned calls of teams of at most a warp also
- * have instances per metadata dtype and width (launch_exact; cuda/unit_ops.cuh says
+ * have instances per metadata dtype and width (cuda/instances.cuh; cuda/unit_ops.cuh says
  * which), so that their body is the path they run.
  */
 #ifndef ACTQ_CUDA_QUANTIZE_KERNEL_CUH
@@ -21,6 +21,7 @@
 #include "src/arith/quant.h"
 #include "cuda/device_io.cuh"
 #include "cuda/group_team.cuh"
+#include "cuda/instances.cuh"
 #include "cuda/occupancy.cuh"
 #include "cuda/quantize_launch.h"
 #include "cuda/state.h"
@@ -33,8 +34,9 @@ using namespace actq_cuda_team;
 using namespace actq_cuda_unit;
 
 /* No minimum of resident blocks: forcing 4 (64 registers) spills the cached units to the
- * stack. At 2 blocks of 256 a SM, each lane's 32 cached elements are 8 independent
- * 16-byte loads: 64 KiB in flight a SM, more than the bandwidth-latency product needs. */
+ * stack. At 2 blocks of 256 a SM (118-126 registers), each lane's 64 cached f32 elements
+ * are 16 independent 16-byte loads: 128 KiB in flight a SM, more than the
+ * bandwidth-latency product needs. */
 template <actq_dtype DT, int TEAM, bool FAST, bool STOCH, int MDT = ANY_META, int BITS = 0>
 __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_args a) {
   constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM;
@@ -68,58 +70,14 @@ void launch(const quant_args &a, int sm_count, cudaStream_t s) {
   kernel<<<blocks, ACTQ_CUDA_BLOCK, 0, s>>>(a);
 }
 
-/* An aligned call of a team of at most a warp with a metadata dtype and a width of their
- * own (meta_instance, quantize_width_instance): that instance. */
-template <actq_dtype DT, int TEAM, bool STOCH, int MDT>
-void launch_width(const quant_args &a, uint32_t bits, int sm_count, cudaStream_t s) {
-  switch (bits) {
-    case 2: launch<DT, TEAM, true, STOCH, MDT, 2>(a, sm_count, s); break;
-    case 4: launch<DT, TEAM, true, STOCH, MDT, 4>(a, sm_count, s); break;
-    default: launch<DT, TEAM, true, STOCH, MDT, 8>(a, sm_count, s); break;
-  }
-}
-
-template <actq_dtype DT, int TEAM, bool STOCH>
-bool launch_exact(const quant_args &a, int sm_count, cudaStream_t s) {
-  if constexpr (TEAM > 32) {
-    return false;
-  } else {
-    const uint32_t bits = quantize_width_instance(a.rows, a.packed);
-    const int mdt = meta_instance(a.meta_dtype, DT);
-    if (bits == 0 || mdt == ANY_META) return false;
-    if (mdt == ACTQ_F32) launch_width<DT, TEAM, STOCH, ACTQ_F32>(a, bits, sm_count, s);
-    else if constexpr (DT != ACTQ_F32) launch_width<DT, TEAM, STOCH, DT>(a, bits, sm_count, s);
-    return true;
-  }
-}
-
-template <actq_dtype DT, int TEAM>
-void launch_team(const quant_args &a, bool fast, bool stoch, int sm_count, cudaStream_t s) {
-  if (fast) {
-    if (stoch) {
-      if (!launch_exact<DT, TEAM, true>(a, sm_count, s)) launch<DT, TEAM, true, true>(a, sm_count, s);
-    } else {
-      if (!launch_exact<DT, TEAM, false>(a, sm_count, s)) launch<DT, TEAM, true, false>(a, sm_count, s);
-    }
-  } else {
-    if (stoch) launch<DT, TEAM, false, true>(a, sm_count, s);
-    else launch<DT, TEAM, false, false>(a, sm_count, s);
-  }
-}
-
-/* The teams team_for can return. */
+/* The instance of the call (cuda/instances.cuh: the choice the host test walks too). */
 template <actq_dtype DT>
 void launch_dtype(const quant_args &a, int team, bool fast, bool stoch, int sm_count,
                   cudaStream_t s) {
-  switch (team) {
-    case 1: launch_team<DT, 1>(a, fast, stoch, sm_count, s); break;
-    case 2: launch_team<DT, 2>(a, fast, stoch, sm_count, s); break;
-    case 4: launch_team<DT, 4>(a, fast, stoch, sm_count, s); break;
-    case 8: launch_team<DT, 8>(a, fast, stoch, sm_count, s); break;
-    case 16: launch_team<DT, 16>(a, fast, stoch, sm_count, s); break;
-    case 32: launch_team<DT, 32>(a, fast, stoch, sm_count, s); break;
-    default: launch_team<DT, ACTQ_CUDA_BLOCK>(a, fast, stoch, sm_count, s); break;
-  }
+  actq_cuda_instance::quantize<DT>(a, team, fast, stoch, [&](auto tm, auto fa, auto st, auto md, auto bi) {
+    launch<DT, decltype(tm)::value, decltype(fa)::value, decltype(st)::value, decltype(md)::value,
+           decltype(bi)::value>(a, sm_count, s);
+  });
 }
 
 } /* namespace */

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda/fewbit_ops.cuh"
+#include "cuda/instances.cuh"
 #include "cuda/pack_ops.cuh"
 #include "cuda/unit_ops.cuh"
 
@@ -61,53 +62,14 @@ void emulate_quantize(const quant_args &a, unsigned blocks) {
 // in: the test checks that it reached them.
 int g_quantize_exact = 0, g_dequantize_exact = 0;
 
-// The same choice as quantize_kernel.cuh's launch_exact and launch_width.
-template <actq_dtype DT, int TEAM, bool STOCH>
-bool emulate_quantize_exact(const quant_args &a, unsigned blocks) {
-  if constexpr (TEAM > 32) {
-    return false;
-  } else {
-    const uint32_t bits = quantize_width_instance(a.rows, a.packed);
-    const int mdt = meta_instance(a.meta_dtype, DT);
-    if (bits == 0 || mdt == ANY_META) return false;
-    auto run = [&](auto md) {
-      if (bits == 2) emulate_quantize<DT, TEAM, true, STOCH, md, 2>(a, blocks);
-      else if (bits == 4) emulate_quantize<DT, TEAM, true, STOCH, md, 4>(a, blocks);
-      else emulate_quantize<DT, TEAM, true, STOCH, md, 8>(a, blocks);
-    };
-    if (mdt == ACTQ_F32) run(std::integral_constant<int, ACTQ_F32>());
-    else if constexpr (DT != ACTQ_F32) run(std::integral_constant<int, DT>());
-    g_quantize_exact++;
-    return true;
-  }
-}
-
-template <actq_dtype DT, int TEAM>
-void emulate_quantize_team(const quant_args &a, bool fast, bool stoch, unsigned blocks) {
-  if (fast) {
-    if (stoch) {
-      if (!emulate_quantize_exact<DT, TEAM, true>(a, blocks)) emulate_quantize<DT, TEAM, true, true>(a, blocks);
-    } else {
-      if (!emulate_quantize_exact<DT, TEAM, false>(a, blocks)) emulate_quantize<DT, TEAM, true, false>(a, blocks);
-    }
-  } else {
-    if (stoch) emulate_quantize<DT, TEAM, false, true>(a, blocks);
-    else emulate_quantize<DT, TEAM, false, false>(a, blocks);
-  }
-}
-
-// The same choice as quantize.cu's launch_dtype.
+// The instance quantize_kernel.cuh's launcher starts (cuda/instances.cuh), walked.
 template <actq_dtype DT>
 void emulate_quantize_dtype(const quant_args &a, int team, bool fast, bool stoch, unsigned blocks) {
-  switch (team) {
-    case 1: emulate_quantize_team<DT, 1>(a, fast, stoch, blocks); break;
-    case 2: emulate_quantize_team<DT, 2>(a, fast, stoch, blocks); break;
-    case 4: emulate_quantize_team<DT, 4>(a, fast, stoch, blocks); break;
-    case 8: emulate_quantize_team<DT, 8>(a, fast, stoch, blocks); break;
-    case 16: emulate_quantize_team<DT, 16>(a, fast, stoch, blocks); break;
-    case 32: emulate_quantize_team<DT, 32>(a, fast, stoch, blocks); break;
-    default: emulate_quantize_team<DT, ACTQ_CUDA_BLOCK>(a, fast, stoch, blocks); break;
-  }
+  actq_cuda_instance::quantize<DT>(a, team, fast, stoch, [&](auto tm, auto fa, auto st, auto md, auto bi) {
+    g_quantize_exact += decltype(md)::value != ANY_META;
+    emulate_quantize<DT, decltype(tm)::value, decltype(fa)::value, decltype(st)::value,
+                     decltype(md)::value, decltype(bi)::value>(a, blocks);
+  });
 }
 
 template <actq_dtype DT, int BITS, bool FAST, int MDT = ANY_META>
@@ -121,36 +83,14 @@ void emulate_dequantize(const dequant_args &a, int team, unsigned blocks) {
           dequantize_lane<DT, BITS, FAST, MDT>(a, group_at(a.grid, w.row, w.gi), lane, team);
 }
 
-// The same choice as dequantize.cu's launch_bits.
-template <actq_dtype DT, int BITS>
-void emulate_dequantize_bits(const dequant_args &a, int team, bool fast, unsigned blocks) {
-  if (!fast) return emulate_dequantize<DT, BITS, false>(a, team, blocks);
-  if constexpr (BITS != 0) {
-    const int mdt = dequantize_meta_instance(a.meta_dtype, DT, BITS, a.packed);
-    g_dequantize_exact += mdt != ANY_META;
-    if (mdt == ACTQ_F32) return emulate_dequantize<DT, BITS, true, ACTQ_F32>(a, team, blocks);
-    if constexpr (DT != ACTQ_F32)
-      if (mdt == DT) return emulate_dequantize<DT, BITS, true, DT>(a, team, blocks);
-  }
-  emulate_dequantize<DT, BITS, true>(a, team, blocks);
-}
-
-// The same choice as dequantize.cu's launch_dtype: bits 0 = per-row widths.
+// The instance dequantize.cu's launcher starts (cuda/instances.cuh), walked; bits 0 =
+// per-row widths.
 template <actq_dtype DT>
 void emulate_dequantize_dtype(const dequant_args &a, uint32_t bits, int team, bool fast, unsigned blocks) {
-#define DQ(B) emulate_dequantize_bits<DT, B>(a, team, fast, blocks)
-  switch (bits) {
-    case 1: DQ(1); break;
-    case 2: DQ(2); break;
-    case 3: DQ(3); break;
-    case 4: DQ(4); break;
-    case 5: DQ(5); break;
-    case 6: DQ(6); break;
-    case 7: DQ(7); break;
-    case 8: DQ(8); break;
-    default: DQ(0); break;
-  }
-#undef DQ
+  actq_cuda_instance::dequantize<DT>(a, bits, fast, [&](auto bi, auto fa, auto md) {
+    g_dequantize_exact += decltype(md)::value != ANY_META;
+    emulate_dequantize<DT, decltype(bi)::value, decltype(fa)::value, decltype(md)::value>(a, team, blocks);
+  });
 }
 
 // Row tables as cuda/scratch.cu builds them.
