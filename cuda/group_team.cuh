@@ -4,10 +4,10 @@
  * threads (a power of two) owns one group at a time; its lanes take units lane,
  * lane + TEAM, ... (so a team's loads of one step are contiguous). A block of 256 threads
  * holds 256/TEAM teams; TEAM = 256 is a whole block per group, for large groups. The
- * launcher picks the smallest team that gives each lane at most LANE_UNITS units (32
+ * launcher picks the smallest team that gives each lane at most LANE_UNITS units (64
  * elements: enough independent 16-byte loads in flight, and the per-group work of the
- * metadata spread over 32 elements a lane), up to a warp, and a block-team for groups of
- * more than 128 units. Blocks walk the groups with a grid-stride loop, with 64-bit
+ * metadata spread over 64 elements a lane), up to a warp, and a block-team for groups of
+ * more than 256 units. Blocks walk the groups with a grid-stride loop, with 64-bit
  * indices throughout; a team steps from group to group without a division
  * (group_walk).
  */
