@@ -20,6 +20,7 @@
 
 #include "src/arith/fewbit_elem.h"
 #include "cpu/avx2/act_avx2.h"
+#include "cpu/bf16_keys.h"
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
@@ -149,24 +150,10 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
   return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
 }
 
-/* bf16 codes at 1 and 2 bits, without y: 16 elements a vector, compared as 16-bit keys.
- * key(h) = h ^ ((h >> 15) & 0x7fff) orders the bf16 bit patterns as signed words as their
- * values are ordered (-0 just below +0). For a float bound t, x > t exactly when
- * key(x) > key(the largest bf16 <= t), with -0 taken as +0 there (x = -0 is not above 0);
- * so each bound is one word compare, and the code (bounds strictly below x) is the count
- * of compares that hold. A NaN x has a key past every bound's and is masked to 0, as the
- * reference codes it. Against the f32 search this skips the widening (two unpacks and an
- * insert per 8) and works on twice the lanes. */
-static uint16_t bf16_floor_key(float t) {
-  uint32_t u;
-  uint16_t h;
-  memcpy(&u, &t, 4);
-  h = (uint16_t)(u >> 16);                  /* toward zero: the floor of a positive t */
-  if ((u & 0xffffu) && (u >> 31)) h++;      /* negative and inexact: one step down */
-  if ((h & 0x7fffu) == 0) h = 0;            /* -0 as +0 */
-  return (uint16_t)(h ^ ((h & 0x8000u) ? 0x7fffu : 0u));
-}
-
+/* bf16 codes at 1 and 2 bits, without y: 16 elements a vector, compared as 16-bit keys
+ * (cpu/bf16_keys.h), so each bound is one word compare and the code (bounds strictly below
+ * x) is the count of compares that hold. Against the f32 search this skips the widening
+ * (two unpacks and an insert per 8) and works on twice the lanes. */
 INLINE __m256i bf16_keys16(__m256i h) {
   return _mm256_xor_si256(h, _mm256_and_si256(_mm256_srai_epi16(h, 15), _mm256_set1_epi16(0x7fff)));
 }
@@ -190,7 +177,7 @@ INLINE size_t encode_bf16_keys(const actq_fewbit_job *job, size_t i0, size_t i1,
   __m256i t[3];
   size_t i = i0, nan = 0;
   uint32_t j;
-  for (j = 0; j < nb; j++) t[j] = _mm256_set1_epi16((short)bf16_floor_key(job->table->bounds[j]));
+  for (j = 0; j < nb; j++) t[j] = _mm256_set1_epi16((short)actq_bf16_floor_key(job->table->bounds[j]));
   for (; i + 32 <= i1; i += 32) {
     const __m256i c0 = bf16_codes16(_mm256_loadu_si256((const __m256i *)(x + i)), t, nb, &nan);
     const __m256i c1 = bf16_codes16(_mm256_loadu_si256((const __m256i *)(x + i + 16)), t, nb, &nan);

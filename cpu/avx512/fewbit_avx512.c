@@ -6,7 +6,8 @@
  * one vpermps from a 16-entry register, level 5 by vpermt2ps (32 bounds), levels 6 and 7
  * by 2 and 4 vpermt2ps and a tree of mask blends on l's high bits. No gather and no table
  * to build (the AVX2 kernel gathers from a 256 KiB code_lut past 5 bits); NaN compares
- * false at every level, so its code is 0 as the reference's.
+ * false at every level, so its code is 0 as the reference's. bf16 input at 1-5 bits: the
+ * same search on 16-bit keys, 32 lanes (fb_key_codes32).
  *
  * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, block by
  * block after the block's codes (see actq_avx512_fewbit_encode).
@@ -29,6 +30,7 @@
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/avx512/act_avx512.h"
+#include "cpu/bf16_keys.h"
 #include "cpu/avx512/avx512.h"
 #include "cpu/ref/ref.h"
 #include "cpu/stream.h"
@@ -195,11 +197,76 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
   return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
 }
 
+/* bf16 codes at 1-5 bits: 32 elements a vector as 16-bit keys (cpu/bf16_keys.h), the
+ * binary search of fb_codes16 on words: level s compares with the key of its bound,
+ * taken by vpermw from a 32-word register (level s has 2^s <= 16 candidates). No widening
+ * to float32, and twice the lanes of the float search. */
+typedef struct fb_keys32 {
+  __m512i lv[5];
+} fb_keys32;
+
+static void fb_keys32_init(fb_keys32 *kt, const float *bounds, uint32_t b) {
+  uint16_t lv[5][32];
+  uint32_t s, l;
+  memset(lv, 0, sizeof lv);
+  for (s = 0; s < b; s++)
+    for (l = 0; l < 32; l++) /* entries past 2^s repeat the level */
+      lv[s][l] = actq_bf16_floor_key(bounds[((2 * (l % (1u << s)) + 1) << (b - 1 - s)) - 1]);
+  for (s = 0; s < 5; s++) kt->lv[s] = _mm512_loadu_si512(lv[s]);
+}
+
+/* 32 codes (words) of 32 bf16 values h; *nan counts their NaNs, whose code is 0 */
+FB512_INLINE __m512i fb_key_codes32(const fb_keys32 *kt, uint32_t b, __m512i h, size_t *nan) {
+  const __m512i low15 = _mm512_set1_epi16(0x7fff), one = _mm512_set1_epi16(1);
+  const __m512i k = _mm512_xor_si512(h, _mm512_and_si512(_mm512_srai_epi16(h, 15), low15));
+  const __mmask32 isnan =
+      _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, low15), _mm512_set1_epi16(0x7f80));
+  __m512i l = _mm512_maskz_mov_epi16(_mm512_cmpgt_epi16_mask(k, kt->lv[0]), one);
+  uint32_t s;
+  for (s = 1; s < b; s++) {
+    const __m512i bound = _mm512_permutexvar_epi16(l, kt->lv[s]);
+    l = _mm512_add_epi16(l, l);
+    l = _mm512_mask_add_epi16(l, _mm512_cmpgt_epi16_mask(k, bound), l, one);
+  }
+  *nan += (size_t)__builtin_popcount((unsigned)isnan);
+  return _mm512_maskz_mov_epi16((__mmask32)~isnan, l);
+}
+
+/* The bf16 codes of [i0, i1), i1 <= range_end (as encode16_body) */
+FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys32 *kt,
+                                       size_t i0, size_t i1, size_t range_end,
+                                       const uint32_t b) {
+  const size_t range_bytes = actq_stream_bytes(range_end, b);
+  const uint16_t *x = (const uint16_t *)job->x;
+  size_t i = i0, nan = 0;
+  for (; i + 32 <= i1; i += 32) {
+    const __m512i c = fb_key_codes32(kt, b, _mm512_loadu_si512((const void *)(x + i)), &nan);
+    actq_avx2_store_pack32(job->codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
+                           b, 4 * b, range_bytes - (i / 8) * b);
+  }
+  return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
+}
+
+/* What the codes pass searches with: the bounds' keys (bf16 at 1-5 bits), the float tree
+ * (other calls without the code_lut), or neither (the code_lut). */
+typedef struct fb_search {
+  int keys;
+  fb_keys32 kt;
+  fb_tree16 tr;
+} fb_search;
+
+static void fb_search_init(fb_search *sr, const actq_fewbit_job *job) {
+  const uint32_t b = job->table->bits;
+  sr->keys = job->dtype == ACTQ_BF16 && b <= 5;
+  if (sr->keys) fb_keys32_init(&sr->kt, job->table->bounds, b);
+  else if (!job->code_lut || b < 6) fb_tree16_init(&sr->tr, job->table->bounds, b);
+}
+
 #define ENCODE16_DT(B)                                                                     \
   switch (dt) {                                                                            \
-  case ACTQ_F32: return encode16_body(job, tr, i0, i1, range_end, ACTQ_F32, B);                \
-  case ACTQ_F16: return encode16_body(job, tr, i0, i1, range_end, ACTQ_F16, B);                \
-  default: return encode16_body(job, tr, i0, i1, range_end, ACTQ_BF16, B);                     \
+  case ACTQ_F32: return encode16_body(job, &sr->tr, i0, i1, range_end, ACTQ_F32, B);           \
+  case ACTQ_F16: return encode16_body(job, &sr->tr, i0, i1, range_end, ACTQ_F16, B);           \
+  default: return encode16_body(job, &sr->tr, i0, i1, range_end, ACTQ_BF16, B);                \
   }
 
 /* The codes of [i0, i1) (job->y is not written), by width; at 6-8 bits with the driver's
@@ -207,9 +274,18 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
  * permutes and compares (all on one port on Intel). Out of line, as y16: scripts/cpu-model
  * finds their loops by the function's name. */
 static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *job,
-                                                       const fb_tree16 *tr, size_t i0,
+                                                       const fb_search *sr, size_t i0,
                                                        size_t i1, size_t range_end) {
   const actq_dtype dt = job->dtype;
+  if (sr->keys) {
+    switch (job->table->bits) {
+    case 1: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 1);
+    case 2: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 2);
+    case 3: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 3);
+    case 4: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 4);
+    default: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 5);
+    }
+  }
   if (job->code_lut && job->table->bits >= 6) return actq_avx2_fewbit_encode(job, i0, i1);
   switch (job->table->bits) {
   case 1: ENCODE16_DT(1)
@@ -267,11 +343,11 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
 
 size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
   actq_fewbit_job codes_job = *job;
-  fb_tree16 tr;
+  fb_search sr;
   size_t nan = 0, c0, v1;
   int nt;
-  if (!job->code_lut || job->table->bits < 6) fb_tree16_init(&tr, job->table->bounds, job->table->bits);
-  if (!job->y) return encode16_codes(job, &tr, i0, i1, i1);
+  fb_search_init(&sr, job);
+  if (!job->y) return encode16_codes(job, &sr, i0, i1, i1);
   nt = actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
   codes_job.y = NULL;
   for (c0 = i0; c0 < i1; c0 = v1) {
@@ -279,7 +355,7 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
     v1 = i1 - c0 > Y_BLOCK ? c0 + Y_BLOCK : c0 + ((i1 - c0) & ~(size_t)31);
     if (v1 == c0) break;
     y16(job, c0, v1, nt);
-    nan += encode16_codes(&codes_job, &tr, c0, v1, i1);
+    nan += encode16_codes(&codes_job, &sr, c0, v1, i1);
   }
   if (c0 < i1) nan += actq_ref_fewbit_encode(job, c0, i1);
   if (nt) actq_stream_fence();

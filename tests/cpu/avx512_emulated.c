@@ -217,5 +217,18 @@ const char *actq_emu512_selfcheck(void) {
                         _mm512_set1_epi32(5 << 16 | 7));
   memcpy(i32, &v, 64);
   for (i = 0; i < 16; i++) CHECK(i32[i] == 3 * 7 + -2 * 5, "madd_epi16 = %d", i32[i]);
+  { /* signed word compare into a mask, lane order across the halves */
+    int16_t wa[32], wb[32];
+    __mmask32 m;
+    for (i = 0; i < 32; i++) {
+      wa[i] = (int16_t)(i * 2731 - 32768);
+      wb[i] = (int16_t)(i % 3 == 0 ? wa[i] : i % 3 == 1 ? wa[i] - 1 : 0x7fff);
+    }
+    SETV(v, wa);
+    SETV(w, wb);
+    m = _mm512_cmpgt_epi16_mask(v, w);
+    for (i = 0; i < 32; i++)
+      CHECK((int)((m >> i) & 1) == (wa[i] > wb[i]), "cmpgt_epi16_mask word %d", i);
+  }
   return NULL;
 }

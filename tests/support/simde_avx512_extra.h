@@ -239,6 +239,24 @@ EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
   return emu_join_si(_mm256_cvtepu8_epi32(a), _mm256_cvtepu8_epi32(_mm_srli_si128(a, 8)));
 }
 
+/* vpcmpgtw into a mask register (signed words): this CPU's 256-bit compare on each half,
+ * one mask bit a word. */
+EMU_INLINE uint32_t emu_word_mask16(__m256i m) {
+  uint16_t w[16];
+  uint32_t r = 0;
+  int j;
+  _mm256_storeu_si256((__m256i *)w, m);
+  for (j = 0; j < 16; j++) r |= (uint32_t)(w[j] != 0) << j;
+  return r;
+}
+EMU_INLINE __mmask32 emu_mm512_cmpgt_epi16_mask(simde__m512i a, simde__m512i b) {
+  __m256i alo, ahi, blo, bhi;
+  emu_split_si(a, &alo, &ahi);
+  emu_split_si(b, &blo, &bhi);
+  return (__mmask32)(emu_word_mask16(_mm256_cmpgt_epi16(alo, blo)) |
+                     emu_word_mask16(_mm256_cmpgt_epi16(ahi, bhi)) << 16);
+}
+
 /* ---- SIMDe 0.7.4 fixes ------------------------------------------------------------------- */
 /* Its alias of vpmaddwd takes the masked form's four arguments. */
 #undef _mm512_madd_epi16
@@ -260,6 +278,7 @@ EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
 #undef _mm512_reduce_max_ps
 #undef _mm512_reduce_max_epu32
 #undef _mm512_cvtps_ph
+#undef _mm512_cmpgt_epi16_mask
 #undef _mm512_cvtepi32_epi16
 #undef _mm512_cvtepu8_epi32
 #undef _mm512_cvtepi32_epi8
@@ -283,5 +302,6 @@ EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
 #define _mm512_reduce_min_ps emu_mm512_reduce_min_ps
 #define _mm512_reduce_max_ps emu_mm512_reduce_max_ps
 #define _mm512_reduce_max_epu32 emu_mm512_reduce_max_epu32
+#define _mm512_cmpgt_epi16_mask emu_mm512_cmpgt_epi16_mask
 
 #endif /* ACTQ_TEST_SIMDE_AVX512_EXTRA_H */
