@@ -22,6 +22,9 @@ typedef struct actq_cpu_kernels {
   /* Elements [i0, i1) (i0 a multiple of 8); encode returns how many x were NaN. */
   size_t (*fewbit_encode)(const actq_fewbit_job *job, size_t i0, size_t i1);
   void (*fewbit_backward)(const actq_fewbit_job *job, size_t i0, size_t i1);
+  /* The input dtypes (bit 1 << actq_dtype) whose fewbit_encode never reads a code_lut
+   * (src/fewbit/code_lut.h), so that the driver builds none for them. */
+  uint32_t fewbit_no_code_lut;
 } actq_cpu_kernels;
 
 extern const actq_cpu_kernels actq_cpu_reference_kernels;

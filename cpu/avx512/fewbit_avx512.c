@@ -6,8 +6,8 @@
  * one vpermps from a 16-entry register, level 5 by vpermt2ps (32 bounds), levels 6 and 7
  * by 2 and 4 vpermt2ps and a tree of mask blends on l's high bits. No gather and no table
  * to build (the AVX2 kernel gathers from a 256 KiB code_lut past 5 bits); NaN compares
- * false at every level, so its code is 0 as the reference's. bf16 input at 1-5 bits: the
- * same search on 16-bit keys, 32 lanes (fb_key_codes32).
+ * false at every level, so its code is 0 as the reference's. bf16 input at every width:
+ * the same search on 16-bit keys, 32 lanes (fb_key_codes32), and no code_lut.
  *
  * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, block by
  * block after the block's codes (see actq_avx512_fewbit_encode).
@@ -197,22 +197,26 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
   return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
 }
 
-/* bf16 codes at 1-5 bits: 32 elements a vector as 16-bit keys (cpu/bf16_keys.h), the
- * binary search of fb_codes16 on words: level s compares with the key of its bound,
- * taken by vpermw from a 32-word register (level s has 2^s <= 16 candidates). No widening
- * to float32, and twice the lanes of the float search. */
+/* bf16 codes at every width: 32 elements a vector as 16-bit keys (cpu/bf16_keys.h), the
+ * binary search of fb_codes16 on words: level s compares with the key of its bound, taken
+ * from registers: by vpermw from 32 words up to level 5 (2^s <= 32 candidates), by
+ * vpermt2w from 64 at level 6, and at level 7 two vpermt2w and a blend on bit 6 of the
+ * index. No widening to float32, twice the lanes of the float search, and no code_lut
+ * (the AVX-512 table's fewbit_no_code_lut). */
 typedef struct fb_keys32 {
-  __m512i lv[5];
+  __m512i lv[6], l6[2], l7[4];
 } fb_keys32;
 
 static void fb_keys32_init(fb_keys32 *kt, const float *bounds, uint32_t b) {
-  uint16_t lv[5][32];
-  uint32_t s, l;
+  uint16_t lv[8][128];
+  uint32_t s, l, k;
   memset(lv, 0, sizeof lv);
   for (s = 0; s < b; s++)
-    for (l = 0; l < 32; l++) /* entries past 2^s repeat the level */
+    for (l = 0; l < 128; l++) /* entries past 2^s repeat the level */
       lv[s][l] = actq_bf16_floor_key(bounds[((2 * (l % (1u << s)) + 1) << (b - 1 - s)) - 1]);
-  for (s = 0; s < 5; s++) kt->lv[s] = _mm512_loadu_si512(lv[s]);
+  for (s = 0; s < 6; s++) kt->lv[s] = _mm512_loadu_si512(lv[s]);
+  for (k = 0; k < 2; k++) kt->l6[k] = _mm512_loadu_si512(lv[6] + 32 * k);
+  for (k = 0; k < 4; k++) kt->l7[k] = _mm512_loadu_si512(lv[7] + 32 * k);
 }
 
 /* 32 codes (words) of 32 bf16 values h; *nan counts their NaNs, whose code is 0 */
@@ -224,7 +228,16 @@ FB512_INLINE __m512i fb_key_codes32(const fb_keys32 *kt, uint32_t b, __m512i h, 
   __m512i l = _mm512_maskz_mov_epi16(_mm512_cmpgt_epi16_mask(k, kt->lv[0]), one);
   uint32_t s;
   for (s = 1; s < b; s++) {
-    const __m512i bound = _mm512_permutexvar_epi16(l, kt->lv[s]);
+    __m512i bound;
+    if (s < 6) {
+      bound = _mm512_permutexvar_epi16(l, kt->lv[s]);
+    } else if (s == 6) {
+      bound = _mm512_permutex2var_epi16(kt->l6[0], l, kt->l6[1]);
+    } else {
+      const __mmask32 hi = _mm512_test_epi16_mask(l, _mm512_set1_epi16(1 << 6));
+      bound = _mm512_mask_blend_epi16(hi, _mm512_permutex2var_epi16(kt->l7[0], l, kt->l7[1]),
+                                      _mm512_permutex2var_epi16(kt->l7[2], l, kt->l7[3]));
+    }
     l = _mm512_add_epi16(l, l);
     l = _mm512_mask_add_epi16(l, _mm512_cmpgt_epi16_mask(k, bound), l, one);
   }
@@ -247,7 +260,7 @@ FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys
   return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
 }
 
-/* What the codes pass searches with: the bounds' keys (bf16 at 1-5 bits), the float tree
+/* What the codes pass searches with: the bounds' keys (bf16), the float tree
  * (other calls without the code_lut), or neither (the code_lut). */
 typedef struct fb_search {
   int keys;
@@ -257,7 +270,7 @@ typedef struct fb_search {
 
 static void fb_search_init(fb_search *sr, const actq_fewbit_job *job) {
   const uint32_t b = job->table->bits;
-  sr->keys = job->dtype == ACTQ_BF16 && b <= 5;
+  sr->keys = job->dtype == ACTQ_BF16;
   if (sr->keys) fb_keys32_init(&sr->kt, job->table->bounds, b);
   else if (!job->code_lut || b < 6) fb_tree16_init(&sr->tr, job->table->bounds, b);
 }
@@ -283,7 +296,10 @@ static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *jo
     case 2: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 2);
     case 3: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 3);
     case 4: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 4);
-    default: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 5);
+    case 5: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 5);
+    case 6: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 6);
+    case 7: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 7);
+    default: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 8);
     }
   }
   if (job->code_lut && job->table->bits >= 6) return actq_avx2_fewbit_encode(job, i0, i1);

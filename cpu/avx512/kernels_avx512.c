@@ -15,4 +15,5 @@ const actq_cpu_kernels actq_cpu_avx512_kernels = {
     .unpack = actq_avx2_unpack,
     .fewbit_encode = actq_avx512_fewbit_encode,
     .fewbit_backward = actq_avx512_fewbit_backward,
+    .fewbit_no_code_lut = 1u << ACTQ_BF16, /* bf16 codes: 16-bit keys at every width */
 };
