@@ -44,7 +44,7 @@ static void tree_init(tree *tr, const float *bounds, uint32_t b) {
   uint32_t s, l;
   for (s = 0; s < b; s++)
     for (l = 0; l < 16; l++) /* entries past 2^s repeat the level (in-lane permutes) */
-      lv[s][l] = bounds[((2 * (l % (1u << s)) + 1) << (b - 1 - s)) - 1];
+      lv[s][l] = bounds[actq_fewbit_level_bound(b, s, l % (1u << s))];
   tr->t0 = _mm256_set1_ps(lv[0][0]);
   tr->t1 = _mm256_loadu_ps(lv[1]);
   tr->t2 = _mm256_loadu_ps(lv[2]);

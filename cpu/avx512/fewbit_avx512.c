@@ -35,6 +35,7 @@
 #include "cpu/ref/ref.h"
 #include "cpu/stream.h"
 #include "src/arith/bitstream.h"
+#include "src/arith/fewbit_elem.h"
 
 #define FB512_INLINE static inline __attribute__((always_inline))
 
@@ -133,7 +134,7 @@ static void fb_tree16_init(fb_tree16 *tr, const float *bounds, uint32_t b) {
   memset(lv, 0, sizeof lv);
   for (s = 0; s < b; s++)
     for (l = 0; l < 128; l++) /* entries past 2^s repeat the level */
-      lv[s][l] = bounds[((2 * (l % (1u << s)) + 1) << (b - 1 - s)) - 1];
+      lv[s][l] = bounds[actq_fewbit_level_bound(b, s, l % (1u << s))];
   for (s = 0; s < 5; s++) tr->lv[s] = _mm512_loadu_ps(lv[s]);
   for (k = 0; k < 2; k++) tr->l5[k] = _mm512_loadu_ps(lv[5] + 16 * k);
   for (k = 0; k < 4; k++) tr->l6[k] = _mm512_loadu_ps(lv[6] + 16 * k);
@@ -213,7 +214,7 @@ static void fb_keys32_init(fb_keys32 *kt, const float *bounds, uint32_t b) {
   memset(lv, 0, sizeof lv);
   for (s = 0; s < b; s++)
     for (l = 0; l < 128; l++) /* entries past 2^s repeat the level */
-      lv[s][l] = actq_bf16_floor_key(bounds[((2 * (l % (1u << s)) + 1) << (b - 1 - s)) - 1]);
+      lv[s][l] = actq_bf16_floor_key(bounds[actq_fewbit_level_bound(b, s, l % (1u << s))]);
   for (s = 0; s < 6; s++) kt->lv[s] = _mm512_loadu_si512(lv[s]);
   for (k = 0; k < 2; k++) kt->l6[k] = _mm512_loadu_si512(lv[6] + 32 * k);
   for (k = 0; k < 4; k++) kt->l7[k] = _mm512_loadu_si512(lv[7] + 32 * k);

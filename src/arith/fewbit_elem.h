@@ -15,6 +15,13 @@ ACTQ_HD uint32_t actq_fewbit_code(const float *bounds, uint32_t bits, float x) {
   return pos;
 }
 
+/* The bound step s (from 0) of actq_fewbit_code compares x with, when the steps before
+ * found l (< 2^s): index (2l + 1) 2^(bits-1-s) - 1. The vector kernels keep each step's
+ * 2^s candidates in registers and pick one by l. */
+ACTQ_HD uint32_t actq_fewbit_level_bound(uint32_t bits, uint32_t s, uint32_t l) {
+  return ((2 * l + 1) << (bits - 1 - s)) - 1;
+}
+
 /* grad_in = grad_out * level, one float32 multiplication; NaN made canonical. */
 ACTQ_HD float actq_fewbit_grad(float grad_out, float level) {
   float g = grad_out * level;
