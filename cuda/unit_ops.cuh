@@ -143,7 +143,10 @@ ACTQ_UNROLL
  * equals the division's inside the proven domain. CHECKED: the group may lie outside it
  * (actq_quot_rcp_group_ok false), so each element is checked and a unit with an element
  * outside takes the division; without CHECKED the caller has proven the whole group
- * inside. Codes past k are 0, so the word equals the reference's k-code word. */
+ * inside. Codes past k are 0, so the word equals the reference's k-code word.
+ * WORD_ALIGNED: the width is 2, 4 or 8 (quantize_width_instance) and the word is stored
+ * with one aligned store; such words are also packed from the biased codes
+ * (actq_pack_word_biased). */
 template <bool FAST, bool STOCH, bool CHECKED, bool WORD_ALIGNED = false>
 __host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
                                                        const actq_group_meta &g, uint32_t bits,
@@ -164,7 +167,16 @@ ACTQ_UNROLL
     for (int j = 0; j < 8; j++) in_domain = in_domain && (j >= k || actq_quot_rcp_lane_ok(num[j]));
   }
   uint64_t word;
-  if (in_domain) {
+  if (WORD_ALIGNED && in_domain) { /* widths 2, 4, 8: packed from the biased codes */
+    const uint32_t levels_biased = actq_f32_bits(g.levels + 8388608.0f); /* per group */
+    uint32_t biased[8];
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++)
+      biased[j] = j >= k ? ACTQ_CODE_BIAS
+                  : STOCH ? actq_code_stochastic_biased(t[j], u[j], levels_biased)
+                          : actq_code_nearest_biased(t[j], levels_biased);
+    word = actq_pack_word_biased(biased, bits);
+  } else if (in_domain) {
     uint32_t codes[8];
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++)

@@ -24,6 +24,28 @@ ACTQ_HD uint64_t actq_pack_word(const uint32_t codes[8], size_t k, uint32_t bits
   return acc;
 }
 
+/* actq_pack_word(codes, 8, bits) from the codes' biased bits (2^23 + code as a float,
+ * ACTQ_CODE_BIAS + code as bits: actq_code_*_biased in src/arith/quant.h), at the widths
+ * whose 8 codes fill whole 32-bit halves of the word (1, 2, 4: the low half; 8: both).
+ * Each half is the sum of its shifted biased bits less the sum of the shifted biases,
+ * modulo 2^32: the codes' word, since it fits. With `bits` a constant the biases fold to
+ * one constant and each code costs one multiply-add. */
+#define ACTQ_CODE_BIAS 0x4b000000u /* the bits of the float 2^23: code 0, biased */
+
+ACTQ_HD int actq_pack_biased_width(uint32_t bits) {
+  return bits == 1 || bits == 2 || bits == 4 || bits == 8;
+}
+
+ACTQ_HD uint64_t actq_pack_word_biased(const uint32_t biased[8], uint32_t bits) {
+  const uint32_t per = bits == 8 ? 4u : 8u; /* codes in one 32-bit half */
+  uint32_t half[2] = {0u, 0u}, bias = 0u, i;
+  for (i = 0; i < per; i++) bias += ACTQ_CODE_BIAS << (i * bits);
+  for (i = 0; i < 8; i++) half[i / per] += biased[i] << ((i % per) * bits);
+  half[0] -= bias;
+  if (per == 4u) half[1] -= bias;
+  return (uint64_t)half[1] << 32 | half[0];
+}
+
 /* Code i of a unit word. */
 ACTQ_HD uint32_t actq_unpack_code(uint64_t acc, size_t i, uint32_t bits) {
   return (uint32_t)(acc >> (i * bits)) & ((1u << bits) - 1u);

@@ -227,6 +227,30 @@ ACTQ_HD uint32_t actq_code_nearest_t(float t, float levels) {
 #endif
 }
 
+/* The same codes as the bits of the float 2^23 + code ("biased"), already clamped:
+ * levels_biased is the bits of levels + 2^23. The bits of the floats in [2^23, 2^24)
+ * order as the integers they hold, so the clamp is one integer min on the bits, and a
+ * packer subtracts the 2^23s once per word (actq_pack_word_biased) instead of masking each
+ * code: on the GPU two instructions a code fewer. The host computes the same bits through
+ * floor and rint (t + u and t are below 2^22, so adding 2^23 is exact). */
+ACTQ_HD uint32_t actq_code_stochastic_biased(float t, float u, uint32_t levels_biased) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t b = actq_f32_bits(__fadd_rd(t + u, 8388608.0f));
+#else
+  const uint32_t b = actq_f32_bits(actq_floorf(t + u) + 8388608.0f);
+#endif
+  return b < levels_biased ? b : levels_biased;
+}
+
+ACTQ_HD uint32_t actq_code_nearest_biased(float t, uint32_t levels_biased) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t b = actq_f32_bits(t + 8388608.0f);
+#else
+  const uint32_t b = actq_f32_bits(actq_rintf(t) + 8388608.0f);
+#endif
+  return b < levels_biased ? b : levels_biased;
+}
+
 ACTQ_HD uint32_t actq_code_stochastic(float x, const actq_group_meta *g, uint16_t r16) {
   if (g->nonfinite) return 0;
   return actq_code_stochastic_t(actq_quant_t(x, g), actq_noise_u(r16), g->levels);

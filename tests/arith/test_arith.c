@@ -1,12 +1,15 @@
 /* test_arith.c - the shared inline arithmetic (src/arith) on its own: float16/bfloat16
- * conversions against F16C and an independent implementation, directed rounding, and
- * Philox4x32-10 against the published known-answer vectors of Random123. */
+ * conversions against F16C and an independent implementation, directed rounding,
+ * Philox4x32-10 against the published known-answer vectors of Random123, and the biased
+ * codes and their packer against the plain ones. */
 #include <criterion/criterion.h>
 #include <immintrin.h>
 #include <math.h>
 
+#include "src/arith/bitstream.h"
 #include "src/arith/half.h"
 #include "src/arith/philox.h"
+#include "src/arith/quant.h"
 #include "support/tensor.h"
 
 __attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {
@@ -144,4 +147,40 @@ Test(philox, noise_u_every_value_and_round_keys) {
     actq_noise_block_rk(rk, 0x1122334455667788ull, block, b);
     for (i = 0; i < 8; i++) cr_assert_eq(a[i], b[i], "block %u lane %d", r, i);
   }
+}
+
+/* actq_code_*_biased equal actq_code_*_t plus the bias, clamp included, over quotients
+ * around every level, at midpoints and a hair above L; actq_pack_word_biased equals
+ * actq_pack_word at the widths it takes, codes up to 2^bits - 1 in every position. */
+Test(codes, biased_codes_and_packer_equal_the_plain_ones) {
+  static const uint32_t widths[] = {1, 2, 4, 8};
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  size_t w, i, j;
+  for (w = 0; w < 4; w++) {
+    const uint32_t bits = widths[w];
+    const float levels = (float)((1u << bits) - 1u);
+    const uint32_t lb = actq_f32_bits(levels + 8388608.0f);
+    cr_assert(actq_pack_biased_width(bits));
+    for (i = 0; i < 20000; i++) {
+      uint32_t codes[8], biased[8];
+      /* t in [0, L + 1), denser near integers and midpoints */
+      const float t = (float)(i % (2u * (1u << bits))) * 0.5f +
+                      (i & 1 ? 0.0f : (float)((i / 7) % 5) * 0x1p-20f);
+      const float u = actq_noise_u((uint16_t)(i * 2654435761u >> 16));
+      cr_assert_eq(actq_code_stochastic_biased(t, u, lb) - ACTQ_CODE_BIAS,
+                   actq_code_stochastic_t(t, u, levels), "bits %u t %a u %a", bits, t, u);
+      cr_assert_eq(actq_code_nearest_biased(t, lb) - ACTQ_CODE_BIAS,
+                   actq_code_nearest_t(t, levels), "bits %u t %a", bits, t);
+      for (j = 0; j < 8; j++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        codes[j] = (uint32_t)(state >> 33) & ((1u << bits) - 1u);
+        if (i % 3 == 0) codes[j] = (1u << bits) - 1u; /* every code at its largest */
+        biased[j] = ACTQ_CODE_BIAS + codes[j];
+      }
+      cr_assert_eq(actq_pack_word_biased(biased, bits), actq_pack_word(codes, 8, bits),
+                   "bits %u case %zu", bits, i);
+    }
+  }
+  cr_assert(!actq_pack_biased_width(3) && !actq_pack_biased_width(5) &&
+            !actq_pack_biased_width(6) && !actq_pack_biased_width(7));
 }
