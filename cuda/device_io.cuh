@@ -20,6 +20,25 @@
 
 namespace actq_cuda_io {
 
+/* The 4 words of 16-bit unit e (elements e .. e+7 of x, two a word, the lower first) with
+ * one 16-byte load: e a multiple of 8, x 16-byte aligned (the VEC forms). */
+__host__ __device__ __forceinline__ void load_words16(const void *__restrict__ x, size_t e,
+                                                      uint32_t w[4]) {
+  const uint4 a = *reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(x) + e);
+  w[0] = a.x; w[1] = a.y; w[2] = a.z; w[3] = a.w;
+}
+
+/* The 8 values of a 16-bit unit's words as floats. */
+template <actq_dtype DT>
+__host__ __device__ __forceinline__ void unit_from_words16(const uint32_t w[4], float v[8]) {
+ACTQ_UNROLL
+  for (int j = 0; j < 4; j++) {
+    const uint16_t lo = (uint16_t)w[j], hi = (uint16_t)(w[j] >> 16);
+    v[2 * j] = actq_h16_to_f32(lo, DT);
+    v[2 * j + 1] = actq_h16_to_f32(hi, DT);
+  }
+}
+
 /* v[0..k) = elements e .. e+k-1 of x; v[k..8) = 0. */
 template <actq_dtype DT, bool VEC>
 __host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, size_t e, int k,
@@ -31,14 +50,9 @@ __host__ __device__ __forceinline__ void load_unit(const void *__restrict__ x, s
       v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
       v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
     } else {
-      const uint4 a = *reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(x) + e);
-      const uint32_t w[4] = {a.x, a.y, a.z, a.w};
-ACTQ_UNROLL
-      for (int j = 0; j < 4; j++) {
-        const uint16_t lo = (uint16_t)w[j], hi = (uint16_t)(w[j] >> 16);
-        v[2 * j] = actq_h16_to_f32(lo, DT);
-        v[2 * j + 1] = actq_h16_to_f32(hi, DT);
-      }
+      uint32_t w[4];
+      load_words16(x, e, w);
+      unit_from_words16<DT>(w, v);
     }
   } else {
 ACTQ_UNROLL

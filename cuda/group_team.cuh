@@ -21,6 +21,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "src/arith/common.h"
+#include "src/arith/half.h"
 #include "cuda/unroll.cuh"
 
 #define ACTQ_CUDA_BLOCK 256
@@ -169,6 +170,42 @@ ACTQ_UNROLL
     }
   }
 }
+
+/* Minmax of bfloat16 pairs (the two elements of a 32-bit word, each half on its own),
+ * NaN-propagating: one instruction a pair on sm_80 and later (HMNMX2.BF16) against one an
+ * element for floats. A bfloat16's float is exact and order-preserving, so the float
+ * minmax of the two halves' results (to_minmax) is the elements' minmax. */
+struct minmax_bf16x2 {
+  uint32_t mn = 0x7f807f80u, mx = 0xff80ff80u; /* +Inf, -Inf in both halves */
+
+  __host__ __device__ __forceinline__ void add(uint32_t w) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(mn) : "r"(mn), "r"(w));
+    asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(mx) : "r"(mx), "r"(w));
+#else
+    mn = halves(fmin_nan(lo(mn), lo(w)), fmin_nan(hi(mn), hi(w)));
+    mx = halves(fmax_nan(lo(mx), lo(w)), fmax_nan(hi(mx), hi(w)));
+#endif
+  }
+
+  __host__ __device__ __forceinline__ minmax to_minmax() const {
+    minmax m;
+    m.mn = fmin_nan(lo(mn), hi(mn));
+    m.mx = fmax_nan(lo(mx), hi(mx));
+    return m;
+  }
+
+  static __host__ __device__ __forceinline__ float lo(uint32_t w) {
+    return actq_bf16_to_f32((uint16_t)w);
+  }
+  static __host__ __device__ __forceinline__ float hi(uint32_t w) {
+    return actq_bf16_to_f32((uint16_t)(w >> 16));
+  }
+  /* fmin_nan and fmax_nan return one of their operands, a bfloat16's float */
+  static __host__ __device__ __forceinline__ uint32_t halves(float l, float h) {
+    return actq_f32_bits(l) >> 16 | (actq_f32_bits(h) & 0xffff0000u);
+  }
+};
 
 /* The team's combined minmax, in every lane of the team. Teams of up to a warp use a
  * butterfly of shuffles (every lane needs the result; CUB's warp reduction leaves it in

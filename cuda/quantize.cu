@@ -19,6 +19,7 @@ actq_status actq_cuda_quantize(actq_context *ctx, const actq_quant_job *job) {
   a.meta_dtype = gr->meta_dtype;
   actq_noise_round_keys(job->seed, a.rk);
   a.offset = job->offset;
+  actq_noise_round0_terms(a.rk, a.offset, a.r0);
   a.packed = job->packed;
   a.group_min = job->group_min;
   a.group_scale = job->group_scale;

@@ -51,14 +51,14 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) quantize_kernel(const quant_a
   for (size_t first = (size_t)blockIdx.x * PER_BLOCK; first < a.grid.groups; first += stride) {
     const group_pos p = group_at(a.grid, w.row, w.gi);
     w.next(a.grid);
-    float v[CACHE][8];
-    minmax m = quantize_lane_scan<DT, TEAM, CACHE, FAST>(a, p, lane, v);
+    unit_cache<DT, CACHE> c;
+    minmax m = quantize_lane_scan<DT, TEAM, CACHE, FAST>(a, p, lane, c);
     m = team_reduce<TEAM>(m);
     if (!p.valid) continue;
     actq_group_meta g;
     const uint32_t bits = quantize_group_meta<MDT, BITS>(a, p, m, lane == 0, &g);
     if (lane == 0 && g.nonfinite) atomicCAS(a.error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
-    quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH, BITS != 0>(a, p, lane, g, bits, v);
+    quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH, BITS != 0>(a, p, lane, g, bits, c);
   }
 }
 

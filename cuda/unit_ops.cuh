@@ -24,6 +24,7 @@ struct quant_args {
   actq_dtype meta_dtype;
   uint32_t rk[20]; /* the seed's Philox round keys (actq_noise_round_keys), once per call */
   uint64_t offset;
+  uint32_t r0[3];  /* round 0's terms of (rk, offset) (actq_noise_round0_terms), once per call */
   uint8_t *packed;
   void *group_min, *group_scale;
   uint32_t *error;
@@ -100,13 +101,14 @@ __host__ __device__ __forceinline__ float noise_u_half(uint32_t w, int hi) {
 }
 
 /* The noise values u of elements e .. e+7 (k of them used). FAST: e is a multiple of 8, so
- * they are exactly Philox block e/8; otherwise the unit straddles two blocks. */
+ * they are exactly Philox block e/8 (`block`, which the caller may compute more cheaply
+ * than the shift of a 64-bit sum); otherwise the unit straddles two blocks. */
 template <bool FAST>
-__host__ __device__ __forceinline__ void unit_noise(const quant_args &a, size_t e, int k,
-                                                    float u[8]) {
+__host__ __device__ __forceinline__ void unit_noise(const quant_args &a, size_t e, uint64_t block,
+                                                    int k, float u[8]) {
   if (FAST) {
     uint32_t w[4];
-    actq_noise_words_rk(a.rk, a.offset, e >> 3, w);
+    actq_noise_words_r0(a.rk, a.r0, block, w);
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++) u[j] = noise_u_half(w[j / 2], j % 2);
   } else {
@@ -150,10 +152,10 @@ ACTQ_UNROLL
 template <bool FAST, bool STOCH, bool CHECKED, bool WORD_ALIGNED = false>
 __host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
                                                        const actq_group_meta &g, uint32_t bits,
-                                                       size_t e, int k, const float v[8],
-                                                       uint8_t *out) {
+                                                       size_t e, uint64_t block, int k,
+                                                       const float v[8], uint8_t *out) {
   float u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  if (STOCH) unit_noise<FAST>(a, e, k, u);
+  if (STOCH) unit_noise<FAST>(a, e, block, k, u);
   float num[8], t[8];
 ACTQ_UNROLL
   for (int j = 0; j < 8; j++) {
@@ -216,23 +218,82 @@ ACTQ_UNROLL
 
 /* ---- a lane's share of one group, in the order of quantize_kernel ------------------ */
 
+/* A lane's cached units, kept from the scan to the codes: floats, or for bfloat16 the
+ * elements' own words, two a word (half the registers: 32 for 64 elements; a
+ * bfloat16's float is one instruction away, the same instruction as when converted at
+ * the load). */
+template <actq_dtype DT, int CACHE>
+struct unit_cache {
+  float v[CACHE][8];
+  __host__ __device__ __forceinline__ void get(int i, float x[8]) const {
+ACTQ_UNROLL
+    for (int j = 0; j < 8; j++) x[j] = v[i][j];
+  }
+};
+
+template <int CACHE>
+struct unit_cache<ACTQ_BF16, CACHE> {
+  uint32_t w[CACHE][4];
+  /* x: bfloat16 values (or 0 past a partial unit's end), so the words are exact */
+  __host__ __device__ __forceinline__ void set(int i, const float x[8]) {
+ACTQ_UNROLL
+    for (int j = 0; j < 4; j++)
+      w[i][j] = actq_f32_bits(x[2 * j]) >> 16 | (actq_f32_bits(x[2 * j + 1]) & 0xffff0000u);
+  }
+  __host__ __device__ __forceinline__ void get(int i, float x[8]) const {
+    actq_cuda_io::unit_from_words16<ACTQ_BF16>(w[i], x);
+  }
+};
+
 /* Step 1: loads the lane's units (lane, lane + TEAM, ...), keeps the first CACHE of them
- * in v, and returns the lane's minmax. */
+ * in c, and returns the lane's minmax. */
 template <actq_dtype DT, int TEAM, int CACHE, bool FAST>
 __host__ __device__ __forceinline__ actq_cuda_team::minmax quantize_lane_scan(
-    const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane, float v[][8]) {
+    const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane,
+    unit_cache<DT, CACHE> &c) {
   actq_cuda_team::minmax m = actq_cuda_team::minmax_identity();
-  /* All cached loads first, then the reductions: CACHE independent loads in flight. */
+  const uint32_t units = (uint32_t)p.units; /* at most 8192 */
+  if constexpr (DT == ACTQ_BF16 && FAST) { /* whole aligned units: minmax of the raw pairs */
+    actq_cuda_team::minmax_bf16x2 m2;
 ACTQ_UNROLL
-  for (int i = 0; i < CACHE; i++) {
-    const size_t u = lane + (size_t)i * TEAM;
-    if (u < p.units)
-      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, actq_cuda_team::unit_len<FAST>(p, u), v[i]);
-  }
+    for (int i = 0; i < CACHE; i++) {
+      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+      if (u < units) actq_cuda_io::load_words16(a.x, p.e0 + 8 * u, c.w[i]);
+    }
 ACTQ_UNROLL
-  for (int i = 0; i < CACHE; i++) {
-    const size_t u = lane + (size_t)i * TEAM;
-    if (u < p.units) actq_cuda_team::minmax_add(m, v[i], actq_cuda_team::unit_len<FAST>(p, u));
+    for (int i = 0; i < CACHE; i++) {
+      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+      if (u < units) {
+ACTQ_UNROLL
+        for (int j = 0; j < 4; j++) m2.add(c.w[i][j]);
+      }
+    }
+    m = m2.to_minmax();
+  } else if constexpr (DT == ACTQ_BF16) { /* partial or unaligned units: as floats */
+ACTQ_UNROLL
+    for (int i = 0; i < CACHE; i++) {
+      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+      if (u < units) {
+        float v[8];
+        const int k = actq_cuda_team::unit_len<FAST>(p, u);
+        actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, v);
+        actq_cuda_team::minmax_add(m, v, k);
+        c.set(i, v);
+      }
+    }
+  } else {
+    /* All cached loads first, then the reductions: CACHE independent loads in flight. */
+ACTQ_UNROLL
+    for (int i = 0; i < CACHE; i++) {
+      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+      if (u < units)
+        actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, actq_cuda_team::unit_len<FAST>(p, u), c.v[i]);
+    }
+ACTQ_UNROLL
+    for (int i = 0; i < CACHE; i++) {
+      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+      if (u < units) actq_cuda_team::minmax_add(m, c.v[i], actq_cuda_team::unit_len<FAST>(p, u));
+    }
   }
   if (TEAM == ACTQ_CUDA_BLOCK)
   for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
@@ -259,7 +320,7 @@ __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
   return bits;
 }
 
-/* Step 3: the lane's units into codes and packed words (cached ones from v). WORD_ALIGNED:
+/* Step 3: the lane's units into codes and packed words (cached ones from c). WORD_ALIGNED:
  * whole units whose words are aligned to their size (quantize_width_instance). Groups that
  * actq_quot_rcp_group_ok proves inside the reciprocal's domain (every finite group whose
  * |m| >= 2^-40, nearly all) take the unchecked units; the others (nonfinite groups, wide
@@ -268,7 +329,7 @@ __host__ __device__ __forceinline__ uint32_t quantize_group_meta(
 template <actq_dtype DT, int TEAM, int CACHE, bool FAST, bool STOCH, bool WORD_ALIGNED = false>
 __host__ __device__ __forceinline__ void quantize_lane_codes(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane,
-    const actq_group_meta &g, uint32_t bits, const float v[][8]) {
+    const actq_group_meta &g, uint32_t bits, const unit_cache<DT, CACHE> &c) {
   uint8_t *out = a.packed + a.rows.offset(p.row) + (p.c0 / 8) * bits;
   if (!actq_quot_rcp_group_ok(&g)) {
 ACTQ_NO_UNROLL
@@ -276,17 +337,26 @@ ACTQ_NO_UNROLL
       float w[8];
       const int k = actq_cuda_team::unit_len<FAST>(p, u);
       actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
-      quantize_unit<FAST, STOCH, true>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
+      quantize_unit<FAST, STOCH, true>(a, g, bits, p.e0 + 8 * u, (p.e0 + 8 * u) >> 3, k, w,
+                                       out + u * bits);
     }
     return;
   }
+  /* 32-bit unit indices (a group has at most 8192 units) and the Philox block of a FAST
+   * unit as the group's first block plus u: one compare and two adds a unit fewer than
+   * with 64-bit element indices */
+  const uint32_t units = (uint32_t)p.units;
+  const uint64_t block0 = p.e0 >> 3;
 ACTQ_UNROLL
   for (int i = 0; i < CACHE; i++) {
-    const size_t u = lane + (size_t)i * TEAM;
-    if (u < p.units)
-      quantize_unit<FAST, STOCH, false, WORD_ALIGNED>(a, g, bits, p.e0 + 8 * u,
-                                                      actq_cuda_team::unit_len<FAST>(p, u), v[i],
-                                                      out + u * bits);
+    const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+    if (u < units) {
+      float v[8];
+      c.get(i, v);
+      quantize_unit<FAST, STOCH, false, WORD_ALIGNED>(a, g, bits, p.e0 + 8 * (size_t)u, block0 + u,
+                                                      actq_cuda_team::unit_len<FAST>(p, u), v,
+                                                      out + (size_t)u * bits);
+    }
   }
   /* Only block-teams have units beyond the cached ones (team_for). */
   if (TEAM == ACTQ_CUDA_BLOCK)
@@ -294,7 +364,8 @@ ACTQ_UNROLL
     float w[8];
     const int k = actq_cuda_team::unit_len(p, u);
     actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, w);
-    quantize_unit<FAST, STOCH, false>(a, g, bits, p.e0 + 8 * u, k, w, out + u * bits);
+    quantize_unit<FAST, STOCH, false>(a, g, bits, p.e0 + 8 * u, (p.e0 + 8 * u) >> 3, k, w,
+                                      out + u * bits);
   }
 }
 

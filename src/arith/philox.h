@@ -30,12 +30,12 @@ ACTQ_HD void actq_philox_round_keys(const uint32_t key[2], uint32_t rk[20]) {
   }
 }
 
-/* Philox4x32-10 of counter ctr under the round keys of actq_philox_round_keys. */
-ACTQ_HD void actq_philox4x32_10_rk(const uint32_t ctr[4], const uint32_t rk[20],
-                                   uint32_t out[4]) {
-  uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
+/* Rounds `from` .. 9 of Philox4x32-10 on the state c, under the round keys of
+ * actq_philox_round_keys. */
+ACTQ_HD void actq_philox_rounds(uint32_t c[4], const uint32_t rk[20], int from) {
+  uint32_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
   int round;
-  for (round = 0; round < 10; round++) {
+  for (round = from; round < 10; round++) {
     uint64_t p0 = (uint64_t)ACTQ_PHILOX_M0 * c0;
     uint64_t p1 = (uint64_t)ACTQ_PHILOX_M1 * c2;
     uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ rk[2 * round];
@@ -45,10 +45,18 @@ ACTQ_HD void actq_philox4x32_10_rk(const uint32_t ctr[4], const uint32_t rk[20],
     c2 = n2;
     c3 = (uint32_t)p0;
   }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
+  c[0] = c0;
+  c[1] = c1;
+  c[2] = c2;
+  c[3] = c3;
+}
+
+/* Philox4x32-10 of counter ctr under the round keys of actq_philox_round_keys. */
+ACTQ_HD void actq_philox4x32_10_rk(const uint32_t ctr[4], const uint32_t rk[20],
+                                   uint32_t out[4]) {
+  int i;
+  for (i = 0; i < 4; i++) out[i] = ctr[i];
+  actq_philox_rounds(out, rk, 0);
 }
 
 ACTQ_HD void actq_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
@@ -76,6 +84,30 @@ ACTQ_HD void actq_noise_words_rk(const uint32_t rk[20], uint64_t offset, uint64_
   ctr[2] = (uint32_t)offset;
   ctr[3] = (uint32_t)(offset >> 32);
   actq_philox4x32_10_rk(ctr, rk, out);
+}
+
+/* Round 0 of a noise block takes counter words 2 and 3 from the offset alone, so its half
+ * on them is the same for every block of a call: the terms of round 0 that depend on
+ * (round keys, offset) only, computed once a call (as the round keys are), for
+ * actq_noise_words_r0. */
+ACTQ_HD void actq_noise_round0_terms(const uint32_t rk[20], uint64_t offset, uint32_t t[3]) {
+  const uint64_t p1 = (uint64_t)ACTQ_PHILOX_M1 * (uint32_t)offset;
+  t[0] = (uint32_t)(p1 >> 32) ^ rk[0]; /* new word 0 = t[0] ^ block's high word */
+  t[1] = (uint32_t)p1;                 /* new word 1 */
+  t[2] = (uint32_t)(offset >> 32) ^ rk[1]; /* new word 2 = high half of M0 * word 0 ^ t[2] */
+}
+
+/* actq_noise_words_rk from the round-0 terms of actq_noise_round0_terms: round 0 is one
+ * multiply and two XORs, the other rounds as ever (on the GPU: an IMAD.WIDE and the
+ * offset's work fewer a block). */
+ACTQ_HD void actq_noise_words_r0(const uint32_t rk[20], const uint32_t t[3], uint64_t block,
+                                 uint32_t out[4]) {
+  const uint64_t p0 = (uint64_t)ACTQ_PHILOX_M0 * (uint32_t)block;
+  out[0] = t[0] ^ (uint32_t)(block >> 32);
+  out[1] = t[1];
+  out[2] = (uint32_t)(p0 >> 32) ^ t[2];
+  out[3] = (uint32_t)p0;
+  actq_philox_rounds(out, rk, 1);
 }
 
 /* actq_noise_block with the seed's round keys computed once (actq_noise_round_keys). */

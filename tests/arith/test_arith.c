@@ -133,6 +133,27 @@ Test(philox, noise_mapping) {
 
 /* The bit construction of actq_noise_u is the value r16 * 2^-16 + 2^-17 for every r16,
  * and the noise block from precomputed round keys is the block from the seed. */
+/* Round 0 split into a call's terms and a block's: the same words as the whole generator,
+ * for blocks and offsets with every word nonzero, zero and all ones. */
+Test(philox, noise_words_from_round0_terms) {
+  static const uint64_t special[] = {0, 1, 0xffffffffull, 0x100000000ull, ~0ull};
+  uint64_t state = 0x0123456789abcdefull;
+  uint32_t rk[20], t[3], a[4], b[4];
+  int i, j;
+  for (i = 0; i < 4000; i++) {
+    uint64_t seed, offset, block;
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    seed = state ^ (state >> 29);
+    offset = i < 25 ? special[i % 5] : seed * 0x9e3779b97f4a7c15ull;
+    block = i < 25 ? special[i / 5] : (seed >> 7) * (i % 3 ? 1u : 0x100000001ull);
+    actq_noise_round_keys(seed, rk);
+    actq_noise_round0_terms(rk, offset, t);
+    actq_noise_words_rk(rk, offset, block, a);
+    actq_noise_words_r0(rk, t, block, b);
+    for (j = 0; j < 4; j++) cr_assert_eq(a[j], b[j], "case %d word %d", i, j);
+  }
+}
+
 Test(philox, noise_u_every_value_and_round_keys) {
   uint32_t r, rk[20];
   uint16_t a[8], b[8];

@@ -36,7 +36,7 @@ template <actq_dtype DT, int TEAM, bool FAST, bool STOCH, int MDT = ANY_META, in
 void emulate_quantize(const quant_args &a, unsigned blocks) {
   constexpr int PER_BLOCK = ACTQ_CUDA_BLOCK / TEAM, CACHE = ACTQ_CUDA_LANE_UNITS;
   const size_t stride = (size_t)blocks * PER_BLOCK;
-  std::vector<float> v((size_t)TEAM * CACHE * 8);
+  std::vector<unit_cache<DT, CACHE>> c(TEAM);
   for (unsigned b = 0; b < blocks; b++)
     for (int slot = 0; slot < PER_BLOCK; slot++) {
       group_walk w(a.grid, (size_t)b * PER_BLOCK + slot, stride);
@@ -45,15 +45,13 @@ void emulate_quantize(const quant_args &a, unsigned blocks) {
         w.next(a.grid);
         minmax m = minmax_identity();
         for (int lane = 0; lane < TEAM; lane++)
-          m = minmax_op()(m, quantize_lane_scan<DT, TEAM, CACHE, FAST>(
-                                 a, p, lane, reinterpret_cast<float(*)[8]>(&v[(size_t)lane * CACHE * 8])));
+          m = minmax_op()(m, quantize_lane_scan<DT, TEAM, CACHE, FAST>(a, p, lane, c[lane]));
         if (!p.valid) continue;
         actq_group_meta g;
         const uint32_t bits = quantize_group_meta<MDT, BITS>(a, p, m, true, &g);
         if (g.nonfinite && *a.error == 0) *a.error = ACTQ_ERR_NONFINITE;
         for (int lane = 0; lane < TEAM; lane++)
-          quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH, BITS != 0>(
-              a, p, lane, g, bits, reinterpret_cast<const float(*)[8]>(&v[(size_t)lane * CACHE * 8]));
+          quantize_lane_codes<DT, TEAM, CACHE, FAST, STOCH, BITS != 0>(a, p, lane, g, bits, c[lane]);
       }
     }
 }
@@ -177,6 +175,7 @@ Test(cuda_unit_ops_host, quantize_dequantize_equal_reference) {
     a.meta_dtype = l.meta_dtype;
     actq_noise_round_keys(seed, a.rk);
     a.offset = offset;
+    actq_noise_round0_terms(a.rk, a.offset, a.r0);
     a.packed = pg.data() + sp;
     std::memmove(pg.data() + sp, pg.data() + sp, 0);
     a.group_min = ming.data();
