@@ -150,10 +150,11 @@ ACTQ_UNROLL
  * with one aligned store; such words are also packed from the biased codes
  * (actq_pack_word_biased). */
 template <bool FAST, bool STOCH, bool CHECKED, bool WORD_ALIGNED = false>
-__host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
-                                                       const actq_group_meta &g, uint32_t bits,
-                                                       size_t e, uint64_t block, int k,
-                                                       const float v[8], uint8_t *out) {
+__host__ __device__ __forceinline__ uint64_t quantize_unit_word(const quant_args &a,
+                                                                const actq_group_meta &g,
+                                                                uint32_t bits, size_t e,
+                                                                uint64_t block, int k,
+                                                                const float v[8]) {
   float u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (STOCH) unit_noise<FAST>(a, e, block, k, u);
   float num[8], t[8];
@@ -191,8 +192,25 @@ ACTQ_UNROLL
         g, bits, make_float4(v[0], v[1], v[2], v[3]), make_float4(v[4], v[5], v[6], v[7]),
         make_float4(u[0], u[1], u[2], u[3]), make_float4(u[4], u[5], u[6], u[7]), k);
   }
+  return word;
+}
+
+/* The unit's word (quantize_unit_word), stored at out. */
+template <bool WORD_ALIGNED>
+__host__ __device__ __forceinline__ void store_unit_word(uint8_t *out, uint64_t word,
+                                                         uint32_t bits, int k) {
   if (WORD_ALIGNED) actq_cuda_io::store_word_aligned(out, word, bits);
   else actq_cuda_io::store_word(out, word, ((uint32_t)k * bits + 7) / 8);
+}
+
+template <bool FAST, bool STOCH, bool CHECKED, bool WORD_ALIGNED = false>
+__host__ __device__ __forceinline__ void quantize_unit(const quant_args &a,
+                                                       const actq_group_meta &g, uint32_t bits,
+                                                       size_t e, uint64_t block, int k,
+                                                       const float v[8], uint8_t *out) {
+  store_unit_word<WORD_ALIGNED>(
+      out, quantize_unit_word<FAST, STOCH, CHECKED, WORD_ALIGNED>(a, g, bits, e, block, k, v),
+      bits, k);
 }
 
 /* Unit u of a located group: packed word in, k values out. FINITE: m and s are finite,
@@ -245,6 +263,16 @@ ACTQ_UNROLL
   }
 };
 
+/* The unit a lane caches in slot i: lane + i * TEAM, or past the group's end its last
+ * unit again (units >= 1). A duplicate changes neither min nor max and its codes are not
+ * stored, so the cached loops run without a branch a unit: one block of straight-line
+ * code, in which the compiler also shares the Philox round keys between units. */
+template <int TEAM>
+__host__ __device__ __forceinline__ uint32_t cached_unit(size_t lane, int i, uint32_t units) {
+  const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
+  return u < units ? u : units - 1;
+}
+
 /* Step 1: loads the lane's units (lane, lane + TEAM, ...), keeps the first CACHE of them
  * in c, and returns the lane's minmax. */
 template <actq_dtype DT, int TEAM, int CACHE, bool FAST>
@@ -252,48 +280,39 @@ __host__ __device__ __forceinline__ actq_cuda_team::minmax quantize_lane_scan(
     const quant_args &a, const actq_cuda_team::group_pos &p, size_t lane,
     unit_cache<DT, CACHE> &c) {
   actq_cuda_team::minmax m = actq_cuda_team::minmax_identity();
-  const uint32_t units = (uint32_t)p.units; /* at most 8192 */
+  const uint32_t units = (uint32_t)p.units; /* at most 8192; 0 for teams past the end */
+  if (units == 0) return m;
   if constexpr (DT == ACTQ_BF16 && FAST) { /* whole aligned units: minmax of the raw pairs */
     actq_cuda_team::minmax_bf16x2 m2;
 ACTQ_UNROLL
-    for (int i = 0; i < CACHE; i++) {
-      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
-      if (u < units) actq_cuda_io::load_words16(a.x, p.e0 + 8 * u, c.w[i]);
-    }
+    for (int i = 0; i < CACHE; i++)
+      actq_cuda_io::load_words16(a.x, p.e0 + 8 * (size_t)cached_unit<TEAM>(lane, i, units), c.w[i]);
 ACTQ_UNROLL
     for (int i = 0; i < CACHE; i++) {
-      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
-      if (u < units) {
 ACTQ_UNROLL
-        for (int j = 0; j < 4; j++) m2.add(c.w[i][j]);
-      }
+      for (int j = 0; j < 4; j++) m2.add(c.w[i][j]);
     }
     m = m2.to_minmax();
   } else if constexpr (DT == ACTQ_BF16) { /* partial or unaligned units: as floats */
 ACTQ_UNROLL
     for (int i = 0; i < CACHE; i++) {
-      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
-      if (u < units) {
-        float v[8];
-        const int k = actq_cuda_team::unit_len<FAST>(p, u);
-        actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, k, v);
-        actq_cuda_team::minmax_add(m, v, k);
-        c.set(i, v);
-      }
+      const uint32_t u = cached_unit<TEAM>(lane, i, units);
+      const int k = actq_cuda_team::unit_len<FAST>(p, u);
+      float v[8];
+      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * (size_t)u, k, v);
+      actq_cuda_team::minmax_add(m, v, k);
+      c.set(i, v);
     }
   } else {
     /* All cached loads first, then the reductions: CACHE independent loads in flight. */
 ACTQ_UNROLL
     for (int i = 0; i < CACHE; i++) {
-      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
-      if (u < units)
-        actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * u, actq_cuda_team::unit_len<FAST>(p, u), c.v[i]);
+      const uint32_t u = cached_unit<TEAM>(lane, i, units);
+      actq_cuda_io::load_unit<DT, FAST>(a.x, p.e0 + 8 * (size_t)u, actq_cuda_team::unit_len<FAST>(p, u), c.v[i]);
     }
 ACTQ_UNROLL
-    for (int i = 0; i < CACHE; i++) {
-      const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
-      if (u < units) actq_cuda_team::minmax_add(m, c.v[i], actq_cuda_team::unit_len<FAST>(p, u));
-    }
+    for (int i = 0; i < CACHE; i++)
+      actq_cuda_team::minmax_add(m, c.v[i], actq_cuda_team::unit_len<FAST>(p, cached_unit<TEAM>(lane, i, units)));
   }
   if (TEAM == ACTQ_CUDA_BLOCK)
   for (size_t u = lane + (size_t)CACHE * TEAM; u < p.units; u += TEAM) {
@@ -344,19 +363,20 @@ ACTQ_NO_UNROLL
   }
   /* 32-bit unit indices (a group has at most 8192 units) and the Philox block of a FAST
    * unit as the group's first block plus u: one compare and two adds a unit fewer than
-   * with 64-bit element indices */
+   * with 64-bit element indices. Every slot's word is computed (cached_unit), only the
+   * lane's own units' stored. */
   const uint32_t units = (uint32_t)p.units;
   const uint64_t block0 = p.e0 >> 3;
 ACTQ_UNROLL
   for (int i = 0; i < CACHE; i++) {
-    const uint32_t u = (uint32_t)lane + (uint32_t)i * TEAM;
-    if (u < units) {
-      float v[8];
-      c.get(i, v);
-      quantize_unit<FAST, STOCH, false, WORD_ALIGNED>(a, g, bits, p.e0 + 8 * (size_t)u, block0 + u,
-                                                      actq_cuda_team::unit_len<FAST>(p, u), v,
-                                                      out + (size_t)u * bits);
-    }
+    const uint32_t u = cached_unit<TEAM>(lane, i, units);
+    const int k = actq_cuda_team::unit_len<FAST>(p, u);
+    float v[8];
+    c.get(i, v);
+    const uint64_t word = quantize_unit_word<FAST, STOCH, false, WORD_ALIGNED>(
+        a, g, bits, p.e0 + 8 * (size_t)u, block0 + u, k, v);
+    if ((uint32_t)lane + (uint32_t)i * TEAM < units)
+      store_unit_word<WORD_ALIGNED>(out + (size_t)u * bits, word, bits, k);
   }
   /* Only block-teams have units beyond the cached ones (team_for). */
   if (TEAM == ACTQ_CUDA_BLOCK)
