@@ -43,6 +43,14 @@ typedef struct actq_quantize_hooks {
                 const uint8_t *end);
 } actq_quantize_hooks;
 
+/* How an ISA's pass 2 gets t = num / sc, chosen per group (its units hook). */
+enum {
+  ACTQ_QUOT_DIVIDE = 0,    /* the division (wide groups, scales outside the domain) */
+  ACTQ_QUOT_RCP_CHECK = 1, /* actq_quot_rcp, each vector checked for lanes outside it */
+  ACTQ_QUOT_RCP = 2        /* actq_quot_rcp, every lane proven inside it for the group
+                            * (actq_quot_rcp_group_ok: |m| >= 2^-40, nearly every group) */
+};
+
 /* Room after a chunk's noise: the generators write whole batches of blocks, and the
  * vector code may read one vector past the last unit. */
 #define ACTQ_QUANTIZE_NOISE_SLACK 192

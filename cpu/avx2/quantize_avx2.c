@@ -71,14 +71,16 @@ typedef struct vec_meta {
   __m256i levels;
 } vec_meta;
 
-/* t for 8 elements: the true division where a lane is outside actq_quot_rcp's domain
- * (0 < num < 2^-64, rare: vptest of that mask against num's bits is one instruction). */
+/* t for 8 elements (rcp: ACTQ_QUOT_*): the true division where a lane is outside
+ * actq_quot_rcp's domain (0 < num < 2^-64, rare: vptest of that mask against num's bits is
+ * one instruction). */
 ACTQ_INLINE __m256 quot8(__m256 num, const vec_meta *vm, int rcp) {
   __m256 q, r;
-  if (!rcp) return _mm256_div_ps(num, vm->sc);
+  if (rcp == ACTQ_QUOT_DIVIDE) return _mm256_div_ps(num, vm->sc);
   q = _mm256_mul_ps(num, vm->rcp);
   r = _mm256_fnmadd_ps(q, vm->sc, num);
-  if (!_mm256_testz_si256(_mm256_castps_si256(_mm256_cmp_ps(num, vm->num_min, _CMP_LT_OQ)),
+  if (rcp == ACTQ_QUOT_RCP_CHECK &&
+      !_mm256_testz_si256(_mm256_castps_si256(_mm256_cmp_ps(num, vm->num_min, _CMP_LT_OQ)),
                           _mm256_castps_si256(num)))
     return _mm256_div_ps(num, vm->sc);
   return _mm256_fmadd_ps(r, vm->rcp, q);
@@ -144,13 +146,15 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
   vm.rcp = _mm256_set1_ps(g->rcp);
   vm.num_min = _mm256_set1_ps(ACTQ_QUOT_NUM_MIN);
   vm.levels = _mm256_set1_epi32((int)g->levels);
-  /* three loops: wide groups (x * c) never take the reciprocal */
+  /* four loops: wide groups (x * c) never take the reciprocal */
   if (g->c != 1.0f)
-    units_t(x, dt, stochastic, 1, 0, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end);
+  else if (actq_quot_rcp_group_ok(g))
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out, end);
   else if (g->rcp_ok)
-    units_t(x, dt, stochastic, 0, 1, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out, end);
   else
-    units_t(x, dt, stochastic, 0, 0, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end);
 }
 
 ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,

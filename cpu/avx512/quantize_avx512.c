@@ -65,14 +65,15 @@ typedef struct vec_meta {
   __m512i levels;
 } vec_meta;
 
-/* t for 16 elements, as quot8 in quantize_avx2.c: the true division for the whole vector
- * where a lane has 0 < num < 2^-64 (outside actq_quot_rcp's domain). */
+/* t for 16 elements, as quot8 in quantize_avx2.c (rcp: ACTQ_QUOT_*): the true division for
+ * the whole vector where a lane has 0 < num < 2^-64 (outside actq_quot_rcp's domain). */
 INLINE __m512 quot16(__m512 num, const vec_meta *vm, int rcp) {
   __m512 q, r;
-  if (!rcp) return _mm512_div_ps(num, vm->sc);
+  if (rcp == ACTQ_QUOT_DIVIDE) return _mm512_div_ps(num, vm->sc);
   q = _mm512_mul_ps(num, vm->rcp);
   r = _mm512_fnmadd_ps(q, vm->sc, num);
-  if (_mm512_mask_cmp_ps_mask(_mm512_test_epi32_mask(_mm512_castps_si512(num),
+  if (rcp == ACTQ_QUOT_RCP_CHECK &&
+      _mm512_mask_cmp_ps_mask(_mm512_test_epi32_mask(_mm512_castps_si512(num),
                                                      _mm512_castps_si512(num)),
                               num, vm->num_min, _CMP_LT_OQ))
     return _mm512_div_ps(num, vm->sc);
@@ -163,11 +164,13 @@ INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i,
   vm.num_min = _mm512_set1_ps(ACTQ_QUOT_NUM_MIN);
   vm.levels = _mm512_set1_epi32((int)g->levels);
   if (g->c != 1.0f)
-    units_t(x, dt, stochastic, 1, 0, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out);
+  else if (actq_quot_rcp_group_ok(g))
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out);
   else if (g->rcp_ok)
-    units_t(x, dt, stochastic, 0, 1, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out);
   else
-    units_t(x, dt, stochastic, 0, 0, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out);
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
