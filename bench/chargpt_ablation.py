@@ -9,6 +9,15 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
   "2-bit hadamard"       each group rotated by a randomized Hadamard matrix before
                          quantizing and back after (a PyTorch prototype, class Hadamard)
   "2-bit hadamard nonzero" the same, except for tensors holding exact zeros
+  "2-bit softmax2"       attention's softmax saves two independent 2-bit draws of its
+                         output P and its backward takes P1 * (g - sum(g * P2)): unbiased,
+                         where one draw used twice gives P * (g - sum(g * P)) a bias of
+                         -Var(P) g on the diagonal term (class SavedSoftmax)
+  "2-bit softmax exact"  the softmax's backward on the exact P; P @ V's P and V 2-bit
+  "2-bit av exact"       P @ V saves P and V exact; the softmax's P 2-bit (the hooks)
+  "2-bit scores"         the softmax keeps its 2-bit scores (before the causal mask) and
+                         recomputes P from them for its backward (class ScoresSoftmax)
+  "2-bit all attention exact"  both of the above exact ("--softmax-fp32" of train_chargpt)
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
 
@@ -16,7 +25,9 @@ an fp32 run of the same invocation (--settings fp32,2-bit,...).
     PYTHONPATH=..:. python ../../../bench/chargpt_ablation.py \\
     --settings "fp32,2-bit,2-bit rows1,2-bit bf16meta" --seeds 3 --out OUT
 """
+import contextlib
 import math
+import types
 
 import torch
 
@@ -82,6 +93,88 @@ class Hadamard(at.Quantizer):
         return (y.reshape(-1, n) @ m).reshape(y.shape)  # (H D)^T y
 
 
+class SavedSoftmax(torch.autograd.Function):
+    """softmax(-1) whose backward P1 * (g - sum(g * P2, -1)) takes P1 and P2 from what it
+    keeps on ctx, past the saved-tensor hooks (the meter does not count it; the rows' bits
+    all-in are corrected by hand in docs/python.md): with a quantizer, two independent
+    quantizations of P (two compress calls: the offset advances), an unbiased estimate of
+    the exact P * (g - sum(g * P)); without, P itself (the exact backward)."""
+
+    @staticmethod
+    def forward(ctx, s, q):
+        p = s.softmax(-1)
+        ctx.q = q
+        ctx.c = (q.compress(p), q.compress(p)) if q is not None else (p, p)
+        return p
+
+    @staticmethod
+    def backward(ctx, g):
+        p1, p2 = ((ctx.q.decompress(c) for c in ctx.c) if ctx.q is not None else ctx.c)
+        return p1 * (g - (g * p2).sum(-1, keepdim=True)), None
+
+
+class ScoresSoftmax(torch.autograd.Function):
+    """softmax(-1) of the scores with the causal mask applied inside, that keeps the
+    2-bit scores (finite: before the mask) instead of the probabilities and recomputes
+    P~ = softmax(masked scores~) for its backward P~ * (g - sum(g * P~)): the noise lands
+    in logit space, a relative error of each probability, instead of an absolute one that
+    small probabilities cannot carry."""
+
+    @staticmethod
+    def forward(ctx, s, mask, q):
+        ctx.q, ctx.mask, ctx.c = q, mask, q.compress(s)
+        return s.masked_fill(mask, float("-inf")).softmax(-1)
+
+    @staticmethod
+    def backward(ctx, g):
+        p = ctx.q.decompress(ctx.c).masked_fill(ctx.mask, float("-inf")).softmax(-1)
+        return p * (g - (g * p).sum(-1, keepdim=True)), None, None
+
+
+def attention_variant(q, softmax, av_exact):
+    """train_chargpt.Block.attention (the same lines; a prototype here, not a library
+    call) with softmax: "two draws" (SavedSoftmax with q), "exact" (SavedSoftmax keeping
+    P), "scores" (ScoresSoftmax) or "hooks" (the plain softmax, its P compressed by the
+    hooks); av_exact: P @ V saves P and V uncompressed (an inner identity hook)."""
+
+    def attention(self, x):
+        b, t, d = x.shape
+        qq, k, v = self.qkv(x).split(d, dim=2)
+        qq, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (qq, k, v))
+        att = qq @ k.transpose(-2, -1) / math.sqrt(qq.shape[-1])
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
+        if softmax == "scores":
+            att = ScoresSoftmax.apply(att, mask, q)
+        elif softmax == "hooks":
+            att = att.masked_fill(mask, float("-inf")).softmax(-1)
+        else:
+            att = SavedSoftmax.apply(att.masked_fill(mask, float("-inf")),
+                                     q if softmax == "two draws" else None)
+        with (torch.autograd.graph.saved_tensors_hooks(lambda z: z, lambda z: z) if av_exact
+              else contextlib.nullcontext()):
+            z = att @ v
+        return self.proj(z.transpose(1, 2).reshape(b, t, d))
+
+    return attention
+
+
+def attention_setting(softmax, av_exact):
+    def make(seed, model):
+        q = at.Quantizer(2, seed=seed)
+        for block in model.blocks:
+            block.attention = types.MethodType(attention_variant(q, softmax, av_exact), block)
+        return q
+    return make
+
+
+MODEL_VARIANTS = {
+    "2-bit softmax2": attention_setting("two draws", False),
+    "2-bit softmax exact": attention_setting("exact", False),
+    "2-bit av exact": attention_setting("hooks", True),
+    "2-bit scores": attention_setting("scores", False),
+    "2-bit all attention exact": attention_setting("exact", True),
+}
+
 VARIANTS = {
     "2-bit hadamard": lambda seed: Hadamard(2, seed=seed),
     "2-bit hadamard nonzero": lambda seed: Hadamard(2, seed=seed, keep_zeros=True),
@@ -89,7 +182,7 @@ VARIANTS = {
     "2-bit bf16meta": lambda seed: at.Quantizer(2, seed=seed, meta_dtype="bf16"),
     "2-bit rows1 bf16meta": lambda seed: AcrossRows(2, seed=seed, meta_dtype="bf16"),
 }
-for _name in VARIANTS:
+for _name in list(VARIANTS) + list(MODEL_VARIANTS):
     common.SETTINGS[_name] = {"bits": 2}
 _plain = common.quantizer_for
 
@@ -97,6 +190,8 @@ _plain = common.quantizer_for
 def quantizer_for(setting, seed, model=None, refresh_every=100, probes=2):
     if setting in VARIANTS:
         return VARIANTS[setting](seed)
+    if setting in MODEL_VARIANTS:
+        return MODEL_VARIANTS[setting](seed, model)
     return _plain(setting, seed, model, refresh_every, probes)
 
 
