@@ -18,6 +18,8 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
   "2-bit scores"         the softmax keeps its 2-bit scores (before the causal mask) and
                          recomputes P from them for its backward (class ScoresSoftmax)
   "2-bit all attention exact"  both of the above exact ("--softmax-fp32" of train_chargpt)
+  "2-bit layernorm exact"      every LayerNorm saves its input exact (inner identity hook)
+  "2-bit layernorm and attention exact"  both
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
 
@@ -167,12 +169,38 @@ def attention_setting(softmax, av_exact):
     return make
 
 
+def exact_module(module):
+    """module's forward saves what it saves uncompressed (an inner identity hook)."""
+    forward = module.forward
+
+    def exact_forward(*args, **kw):
+        with torch.autograd.graph.saved_tensors_hooks(lambda z: z, lambda z: z):
+            return forward(*args, **kw)
+
+    module.forward = exact_forward
+
+
+def layernorm_setting(attention_exact):
+    def make(seed, model):
+        q = at.Quantizer(2, seed=seed)
+        for m in model.modules():
+            if isinstance(m, torch.nn.LayerNorm):
+                exact_module(m)
+        if attention_exact:
+            for block in model.blocks:
+                block.attention = types.MethodType(attention_variant(q, "exact", True), block)
+        return q
+    return make
+
+
 MODEL_VARIANTS = {
     "2-bit softmax2": attention_setting("two draws", False),
     "2-bit softmax exact": attention_setting("exact", False),
     "2-bit av exact": attention_setting("hooks", True),
     "2-bit scores": attention_setting("scores", False),
     "2-bit all attention exact": attention_setting("exact", True),
+    "2-bit layernorm exact": layernorm_setting(False),
+    "2-bit layernorm and attention exact": layernorm_setting(True),
 }
 
 VARIANTS = {
