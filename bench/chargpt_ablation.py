@@ -18,6 +18,8 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
   "2-bit scores"         the softmax keeps its 2-bit scores (before the causal mask) and
                          recomputes P from them for its backward (class ScoresSoftmax)
   "2-bit all attention exact"  both of the above exact ("--softmax-fp32" of train_chargpt)
+  "2-bit attention 4-bit"      attention's saves (softmax P, P @ V's P and V) at 4 bits
+  "2-bit attention 8-bit"      the same at 8 bits
   "2-bit layernorm exact"      every LayerNorm saves its input exact (inner identity hook)
   "2-bit layernorm and attention exact"  both
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
@@ -103,16 +105,20 @@ class SavedSoftmax(torch.autograd.Function):
     the exact P * (g - sum(g * P)); without, P itself (the exact backward)."""
 
     @staticmethod
-    def forward(ctx, s, q):
+    def forward(ctx, s, q, draws):
         p = s.softmax(-1)
         ctx.q = q
-        ctx.c = (q.compress(p), q.compress(p)) if q is not None else (p, p)
+        if q is None:
+            ctx.c = (p, p)
+        else:
+            c = q.compress(p)
+            ctx.c = (c, q.compress(p) if draws == 2 else c)
         return p
 
     @staticmethod
     def backward(ctx, g):
         p1, p2 = ((ctx.q.decompress(c) for c in ctx.c) if ctx.q is not None else ctx.c)
-        return p1 * (g - (g * p2).sum(-1, keepdim=True)), None
+        return p1 * (g - (g * p2).sum(-1, keepdim=True)), None, None
 
 
 class ScoresSoftmax(torch.autograd.Function):
@@ -133,6 +139,30 @@ class ScoresSoftmax(torch.autograd.Function):
         return p * (g - (g * p).sum(-1, keepdim=True)), None, None
 
 
+def attention_at(bits):
+    """Attention's saves at `bits` (the softmax's P, one draw, and P @ V's P and V through
+    hooks of a quantizer of that width), every other tensor at 2 bits."""
+
+    def make(seed, model):
+        q, qa = at.Quantizer(2, seed=seed), at.Quantizer(bits, seed=seed + 1)
+
+        def attention(self, x):
+            b, t, d = x.shape
+            qq, k, v = self.qkv(x).split(d, dim=2)
+            qq, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (qq, k, v))
+            att = qq @ k.transpose(-2, -1) / math.sqrt(qq.shape[-1])
+            mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
+            att = SavedSoftmax.apply(att.masked_fill(mask, float("-inf")), qa, 1)
+            with at.compressed_saved_tensors(quantizer=qa):
+                z = att @ v
+            return self.proj(z.transpose(1, 2).reshape(b, t, d))
+
+        for block in model.blocks:
+            block.attention = types.MethodType(attention, block)
+        return q
+    return make
+
+
 def attention_variant(q, softmax, av_exact):
     """train_chargpt.Block.attention (the same lines; a prototype here, not a library
     call) with softmax: "two draws" (SavedSoftmax with q), "exact" (SavedSoftmax keeping
@@ -151,7 +181,7 @@ def attention_variant(q, softmax, av_exact):
             att = att.masked_fill(mask, float("-inf")).softmax(-1)
         else:
             att = SavedSoftmax.apply(att.masked_fill(mask, float("-inf")),
-                                     q if softmax == "two draws" else None)
+                                     q if softmax == "two draws" else None, 2)
         with (torch.autograd.graph.saved_tensors_hooks(lambda z: z, lambda z: z) if av_exact
               else contextlib.nullcontext()):
             z = att @ v
@@ -199,6 +229,8 @@ MODEL_VARIANTS = {
     "2-bit av exact": attention_setting("hooks", True),
     "2-bit scores": attention_setting("scores", False),
     "2-bit all attention exact": attention_setting("exact", True),
+    "2-bit attention 4-bit": attention_at(4),
+    "2-bit attention 8-bit": attention_at(8),
     "2-bit layernorm exact": layernorm_setting(False),
     "2-bit layernorm and attention exact": layernorm_setting(True),
 }
