@@ -139,35 +139,19 @@ class ScoresSoftmax(torch.autograd.Function):
         return p * (g - (g * p).sum(-1, keepdim=True)), None, None
 
 
-def attention_at(bits):
-    """Attention's saves at `bits` (the softmax's P, one draw, and P @ V's P and V through
-    hooks of a quantizer of that width), every other tensor at 2 bits."""
-
-    def make(seed, model):
-        q, qa = at.Quantizer(2, seed=seed), at.Quantizer(bits, seed=seed + 1)
-
-        def attention(self, x):
-            b, t, d = x.shape
-            qq, k, v = self.qkv(x).split(d, dim=2)
-            qq, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (qq, k, v))
-            att = qq @ k.transpose(-2, -1) / math.sqrt(qq.shape[-1])
-            mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
-            att = SavedSoftmax.apply(att.masked_fill(mask, float("-inf")), qa, 1)
-            with at.compressed_saved_tensors(quantizer=qa):
-                z = att @ v
-            return self.proj(z.transpose(1, 2).reshape(b, t, d))
-
-        for block in model.blocks:
-            block.attention = types.MethodType(attention, block)
-        return q
-    return make
-
-
-def attention_variant(q, softmax, av_exact):
+def attention_variant(q, softmax, av=None):
     """train_chargpt.Block.attention (the same lines; a prototype here, not a library
-    call) with softmax: "two draws" (SavedSoftmax with q), "exact" (SavedSoftmax keeping
-    P), "scores" (ScoresSoftmax) or "hooks" (the plain softmax, its P compressed by the
-    hooks); av_exact: P @ V saves P and V uncompressed (an inner identity hook)."""
+    call) with softmax: "two draws" or "one draw" (SavedSoftmax keeping quantizations of P
+    by q), "exact" (SavedSoftmax keeping P), "scores" (ScoresSoftmax with q) or "hooks"
+    (the plain softmax, its P compressed by the outer hooks); av, what P @ V saves P and V
+    with: None (the outer hooks), "exact" (an inner identity hook) or a Quantizer (inner
+    hooks of its own)."""
+    if av == "exact":
+        av_hooks = lambda: torch.autograd.graph.saved_tensors_hooks(lambda z: z, lambda z: z)
+    elif av is not None:
+        av_hooks = lambda: at.compressed_saved_tensors(quantizer=av)
+    else:
+        av_hooks = contextlib.nullcontext
 
     def attention(self, x):
         b, t, d = x.shape
@@ -181,20 +165,24 @@ def attention_variant(q, softmax, av_exact):
             att = att.masked_fill(mask, float("-inf")).softmax(-1)
         else:
             att = SavedSoftmax.apply(att.masked_fill(mask, float("-inf")),
-                                     q if softmax == "two draws" else None, 2)
-        with (torch.autograd.graph.saved_tensors_hooks(lambda z: z, lambda z: z) if av_exact
-              else contextlib.nullcontext()):
+                                     None if softmax == "exact" else q,
+                                     1 if softmax == "one draw" else 2)
+        with av_hooks():
             z = att @ v
         return self.proj(z.transpose(1, 2).reshape(b, t, d))
 
     return attention
 
 
-def attention_setting(softmax, av_exact):
+def attention_setting(softmax, av=None, bits=None):
+    """The 2-bit quantizer, with each block's attention as attention_variant says; bits:
+    attention's own quantizer of that width for the softmax and P @ V."""
     def make(seed, model):
         q = at.Quantizer(2, seed=seed)
+        qa = at.Quantizer(bits, seed=seed + 1) if bits else q
         for block in model.blocks:
-            block.attention = types.MethodType(attention_variant(q, softmax, av_exact), block)
+            block.attention = types.MethodType(
+                attention_variant(qa, softmax, qa if bits else av), block)
         return q
     return make
 
@@ -218,19 +206,19 @@ def layernorm_setting(attention_exact):
                 exact_module(m)
         if attention_exact:
             for block in model.blocks:
-                block.attention = types.MethodType(attention_variant(q, "exact", True), block)
+                block.attention = types.MethodType(attention_variant(q, "exact", "exact"), block)
         return q
     return make
 
 
 MODEL_VARIANTS = {
-    "2-bit softmax2": attention_setting("two draws", False),
-    "2-bit softmax exact": attention_setting("exact", False),
-    "2-bit av exact": attention_setting("hooks", True),
-    "2-bit scores": attention_setting("scores", False),
-    "2-bit all attention exact": attention_setting("exact", True),
-    "2-bit attention 4-bit": attention_at(4),
-    "2-bit attention 8-bit": attention_at(8),
+    "2-bit softmax2": attention_setting("two draws"),
+    "2-bit softmax exact": attention_setting("exact"),
+    "2-bit av exact": attention_setting("hooks", "exact"),
+    "2-bit scores": attention_setting("scores"),
+    "2-bit all attention exact": attention_setting("exact", "exact"),
+    "2-bit attention 4-bit": attention_setting("one draw", bits=4),
+    "2-bit attention 8-bit": attention_setting("one draw", bits=8),
     "2-bit layernorm exact": layernorm_setting(False),
     "2-bit layernorm and attention exact": layernorm_setting(True),
 }
