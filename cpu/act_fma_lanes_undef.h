@@ -24,3 +24,6 @@
 #undef L_POW2
 #undef L_PIECE
 #undef L_ROW
+#undef L_ROW16
+#undef L_CVTT
+#undef L_ANY

@@ -9,6 +9,7 @@ function at 2001 points: the printed
 
 Usage: python3 tools/act_fit.py         the kernels without FMA (ELU, Softplus, ...)
        python3 tools/act_fit.py fma     the FMA kernels of GELU, SiLU, Sigmoid, Tanh
+       python3 tools/act_fit.py gelu_q  GELU's central pieces of Q(t)
 (needs mpmath from PyPI)
 """
 import struct
@@ -130,21 +131,64 @@ GELU_SEQ = 4  # c0 .. c3 rounded one at a time, refitting the rest (fit())
 FEXP_Q_DEG = 5
 
 
-def near_float_mid(a, b):
-    """the float nearest (a + b)/2, within (b - a)/8 of it, where mills_g is within 1/16
-    ulp of a float"""
+# GELU's central form (ACTQ_GELU_Q_*): Q(t) itself, without the exponential, on [0, 6]
+# in 16 pieces, piece i where i <= t (A t + B) < i + 1 (one fmaf, one product, one
+# truncation): widths shrink like 1/t, as Q's relative slope grows like t, so that every
+# piece spans about the same ratio of Q. The product's rounding can move t into the
+# neighbouring piece from up to 2^-22 (relative) beyond an edge, so each fit reaches
+# 2^-20 past both of its edges; mids as above, where Q(mid) is within 1/16 ulp of a float.
+GELU_Q_T_MAX = 6.0
+GELU_Q_NPIECE = 16
+GELU_Q_DEG = 7
+GELU_Q_B = 1.0
+GELU_Q_A = f32((GELU_Q_NPIECE - 0.02 - GELU_Q_B * GELU_Q_T_MAX) / GELU_Q_T_MAX**2)
+
+
+def normal_q(t):
+    return mp.ncdf(-t)
+
+
+def near_float_mid(a, b, fn=None):
+    """the float nearest (a + b)/2, within (b - a)/8 of it, where fn (mills_g by default)
+    is within 1/16 ulp of a float"""
+    fn = fn or mills_g
     if a == 0:
         return 0.0
     centre, d = (a + b) / 2, (b - a) / 4096
     for j in range(512):
         for c in ((centre + j * d, centre - j * d) if j else (centre,)):
             c = f32(c)
-            v = mills_g(mp.mpf(c))
+            v = fn(mp.mpf(c))
             f = mp.mpf(f32(v))
             ulp = mp.mpf(2) ** (mp.floor(mp.log(f, 2)) - 23)
             if abs(v - f) < ulp / 16:
                 return c
     raise ValueError('no mid')
+
+
+def gelu_q_fits():
+    a_, b_ = mp.mpf(GELU_Q_A), mp.mpf(GELU_Q_B)
+    edges = [mp.mpf(0)] + [(-b_ + mp.sqrt(b_ * b_ + 4 * a_ * i)) / (2 * a_)
+                           for i in range(1, GELU_Q_NPIECE)] + [mp.mpf(GELU_Q_T_MAX)]
+    rows = [[] for _ in range(GELU_Q_DEG + 1)]
+    mids = []
+    worst = 0
+    for i in range(GELU_Q_NPIECE):
+        lo, hi = edges[i] * (1 - mp.mpf(2)**-20), edges[i + 1] * (1 + mp.mpf(2)**-20)
+        mid = near_float_mid(float(edges[i]), float(edges[i + 1]), normal_q)
+        mids.append(mid)
+        c, rel = fit(f'Q[{i}]', normal_q, lo, hi, GELU_Q_DEG, shift=mid, seq=GELU_SEQ,
+                     pair=False)
+        worst = max(worst, rel)
+        for j in range(GELU_Q_DEG + 1):
+            rows[j].append(c[j])
+    print(f'/* worst piece 2^{float(mp.log(worst, 2)):.1f}; A = {fhex(GELU_Q_A)} */')
+    print('#define ACTQ_GELU_Q_MID_INIT \\')
+    print('  {' + ', '.join(fhex(v) for v in mids) + '}')
+    print('#define ACTQ_GELU_Q_COEF_INIT { \\')
+    for j, r in enumerate(rows):
+        print('  {' + ', '.join(fhex(v) for v in r) + '}, /* c%d */ \\' % j)
+    print('}')
 
 
 def fma_fits():
@@ -172,6 +216,9 @@ def fma_fits():
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == 'fma':
         fma_fits()
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == 'gelu_q':
+        gelu_q_fits()
         return
     print('/* expm1 kernel q(r), |r| <= ln2/2 */')
     fit('expm1_q', expm1_q, -0.35, 0.35, 6)

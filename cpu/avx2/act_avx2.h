@@ -168,6 +168,13 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
   _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(t1), ACTQ_NCDF_PIECE_SHIFT), \
                    _mm256_set1_epi32(ACTQ_NCDF_PIECE_BASE))
 #define L_ROW(row, i) _mm256_permutevar8x32_ps(_mm256_loadu_ps(row), i)
+/* vpermps reads the index's low 3 bits; bit 3, moved to the sign, picks the half */
+#define L_ROW16(row, i)                                                                  \
+  _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(row), i),                   \
+                   _mm256_permutevar8x32_ps(_mm256_loadu_ps((row) + 8), i),             \
+                   _mm256_castsi256_ps(_mm256_slli_epi32(i, 28)))
+#define L_CVTT(a) _mm256_cvttps_epi32(a)
+#define L_ANY(m) (_mm256_movemask_ps(m) != 0)
 #include "cpu/act_fma_lanes.h"
 #include "cpu/act_fma_lanes_undef.h"
 

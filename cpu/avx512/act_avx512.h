@@ -1,8 +1,8 @@
 /* act_avx512.h - the activation forwards of src/arith/act.h on 16 float32 lanes.
  *
  * GELU, GELU_TANH, SiLU, Sigmoid and Tanh are cpu/act_fma_lanes.h with 16-lane operations
- * (compares into mask registers, vblendmps, and the GELU piece's coefficients by one vpermps
- * of an 8-float row); the other activations run their AVX2 twin on each 256-bit half. Either
+ * (compares into mask registers, vblendmps, and GELU's coefficients by one vpermps of a
+ * 16-float row); the other activations run their AVX2 twin on each 256-bit half. Either
  * way lane i has the bits of the scalar function at lane i (tests/arith/test_act.c).
  *
  * No target attribute: the includer is compiled for AVX-512 (F, DQ; the library's AVX-512
@@ -57,6 +57,9 @@ ACTQ_AVX512_ACT_FN __m512 actq_avx512_act_with_sign(__m512 a, __m512 s) {
                    _mm512_set1_epi32(ACTQ_NCDF_PIECE_BASE))
 /* indices below 8 read only the row's low half */
 #define L_ROW(row, i) _mm512_permutexvar_ps(i, _mm512_castps256_ps512(_mm256_loadu_ps(row)))
+#define L_ROW16(row, i) _mm512_permutexvar_ps(i, _mm512_loadu_ps(row))
+#define L_CVTT(a) _mm512_cvttps_epi32(a)
+#define L_ANY(m) ((m) != 0)
 #include "cpu/act_fma_lanes.h"
 #include "cpu/act_fma_lanes_undef.h"
 

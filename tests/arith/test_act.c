@@ -95,6 +95,12 @@ static void build_inputs(void) {
 #define PUSH_EDGE(i, t, e) push_around(&cap, e);
   ACTQ_NCDF_EDGES(PUSH_EDGE, , )
 #undef PUSH_EDGE
+  /* GELU's central pieces: t (A t + B) = i, and their end */
+  for (int i = 1; i < ACTQ_NCDF_Q_NPIECE; i++) {
+    double a = ACTQ_NCDF_Q_A_F, b = ACTQ_NCDF_Q_B_F;
+    push_around(&cap, (float)((-b + sqrt(b * b + 4.0 * a * i)) / (2.0 * a)));
+  }
+  push_around(&cap, ACTQ_NCDF_Q_T_MAX_F);
   for (int j = 0; j < 160; j++) push_around(&cap, (float)((j + 0.5) * 0.69314718055994531));
   for (int j = 0; j < 80; j++) push_around(&cap, (float)((j + 0.5) * 0.69314718055994531 / 2));
   /* the sqrt2 boundary of log1p's argument 1 + e^-|x| */
