@@ -18,8 +18,6 @@
  *   L_SEL(m, a, b)         m ? a : b, lane by lane
  *   L_ABS(a), L_WITH_SIGN(a, s)   |a|, |a| with the sign of s
  *   L_POW2(t)              the float whose bits are those of t shifted left by 23
- *   L_PIECE(t1)            (bits(t1) >> ACTQ_NCDF_PIECE_SHIFT) - ACTQ_NCDF_PIECE_BASE, an LI
- *   L_ROW(row, i)          row[i] for an 8-float row and LI indices i in [0, 8)
  *   L_ROW16(row, i)        row[i] for a 16-float row and LI indices i in [0, 16)
  *   L_CVTT(a)              (int) a, truncating, an LI
  *   L_ANY(m)               whether any lane of the mask m is set (a scalar int)
@@ -44,41 +42,11 @@ ACTQ_L_FN LV ACTQ_L(fexp_q)(LV r) {
   return L_FMA(q, r, L_SET(1.0f));
 }
 
-#undef ACTQ_L_FHORNER_FIRST
-#undef ACTQ_L_FHORNER_NEXT
-
 /* ---- the normal tail (act_ncdf.h) ----------------------------------------------------------- */
 
-/* each coefficient row is one 8-float row that L_ROW indexes by piece (16 for L_ROW16) */
-typedef char ACTQ_L(ncdf_npiece_is_8)[ACTQ_NCDF_NPIECE == 8 ? 1 : -1];
+/* Q(t) on [0, 6]: each coefficient row is one 16-float row that L_ROW16 indexes by piece */
 typedef char ACTQ_L(ncdf_q_npiece_is_16)[ACTQ_NCDF_Q_NPIECE == 16 ? 1 : -1];
 
-ACTQ_L_FN LV ACTQ_L(ncdf_g)(LV t) {
-  const LI i = L_PIECE(L_ADD(t, L_SET(1.0f)));
-  const LV u = L_SUB(t, L_ROW(actq_ncdf_mid_host, i));
-  LV p = L_ROW(actq_ncdf_coef_host[ACTQ_NCDF_DEG], i);
-  int j;
-  for (j = ACTQ_NCDF_DEG - 1; j >= 0; j--) p = L_FMA(p, u, L_ROW(actq_ncdf_coef_host[j], i));
-  return p;
-}
-
-/* ---- activations (act.h) ------------------------------------------------------------------ */
-
-ACTQ_L_FN LV ACTQ_L(gelu_tail)(LV x) {
-  const LV m64 = L_SET(ACTQ_FEXP_2M64_F);
-  const LV t = L_MIN(L_ABS(x), L_SET(ACTQ_NCDF_TAIL_MAX_F));
-  const LV xc = L_MAX(x, L_SET(-ACTQ_NCDF_TAIL_MAX_F));
-  const LV g = ACTQ_L(ncdf_g)(t);
-  const LV tm = L_MUL(L_SET(-0.5f), t);
-  const LV h = L_MUL(t, tm);
-  const LV l = L_FMS(t, tm, h);
-  LV tk, r, gs;
-  r = L_ADD(ACTQ_L(fexp_reduce)(h, ACTQ_FEXP_MAGIC_LOW_F, &tk), l);
-  gs = L_MUL(L_FMA(L_MUL(g, ACTQ_L(fexp_q)(r)), r, g), L_POW2(tk));
-  return L_MUL(L_MUL(xc, gs), m64);
-}
-
-/* Q(t) on [0, 6]: the central pieces (act_ncdf.h) */
 ACTQ_L_FN LV ACTQ_L(ncdf_q)(LV t) {
   const LI i = L_CVTT(L_MUL(t, L_FMA(t, L_SET(ACTQ_NCDF_Q_A_F), L_SET(ACTQ_NCDF_Q_B_F))));
   const LV u = L_SUB(t, L_ROW16(actq_ncdf_q_mid_host, i));
@@ -86,6 +54,30 @@ ACTQ_L_FN LV ACTQ_L(ncdf_q)(LV t) {
   int j;
   for (j = ACTQ_NCDF_Q_DEG - 1; j >= 0; j--) p = L_FMA(p, u, L_ROW16(actq_ncdf_q_coef_host[j], i));
   return p;
+}
+
+ACTQ_L_FN LV ACTQ_L(ncdf_h)(LV t) {
+  const LV u = L_SUB(t, L_SET(ACTQ_NCDF_H_MID_F));
+  LV p;
+  ACTQ_NCDF_H_POLY(ACTQ_L_FHORNER_FIRST, ACTQ_L_FHORNER_NEXT, p, u)
+  return p;
+}
+
+#undef ACTQ_L_FHORNER_FIRST
+#undef ACTQ_L_FHORNER_NEXT
+
+/* ---- activations (act.h) ------------------------------------------------------------------ */
+
+ACTQ_L_FN LV ACTQ_L(gelu_tail)(LV x) {
+  const LV t = L_MIN(L_ABS(x), L_SET(ACTQ_NCDF_TAIL_MAX_F));
+  const LV hp = ACTQ_L(ncdf_h)(t);
+  const LV tm = L_MUL(L_SET(-0.5f), t);
+  const LV h = L_MUL(t, tm);
+  const LV l = L_FMS(t, tm, h);
+  LV tk, r, hs;
+  r = L_ADD(ACTQ_L(fexp_reduce)(h, ACTQ_FEXP_MAGIC_LOW_F, &tk), l);
+  hs = L_MUL(L_FMA(L_MUL(hp, ACTQ_L(fexp_q)(r)), r, hp), L_POW2(tk));
+  return L_XOR(L_MUL(hs, L_SET(ACTQ_FEXP_2M64_F)), L_SET(-0.0f));
 }
 
 /* the tail's form only for vectors that have a lane below -6 */

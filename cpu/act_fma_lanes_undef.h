@@ -22,8 +22,6 @@
 #undef L_ABS
 #undef L_WITH_SIGN
 #undef L_POW2
-#undef L_PIECE
-#undef L_ROW
 #undef L_ROW16
 #undef L_CVTT
 #undef L_ANY

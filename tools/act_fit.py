@@ -9,7 +9,7 @@ function at 2001 points: the printed
 
 Usage: python3 tools/act_fit.py         the kernels without FMA (ELU, Softplus, ...)
        python3 tools/act_fit.py fma     the FMA kernels of GELU, SiLU, Sigmoid, Tanh
-       python3 tools/act_fit.py gelu_q  GELU's central pieces of Q(t)
+       python3 tools/act_fit.py gelu    GELU's pieces of Q(t) and its tail
 (needs mpmath from PyPI)
 """
 import struct
@@ -113,30 +113,18 @@ def tanhshrink_t(s):
     return (x - mp.tanh(x)) / x**3
 
 
-def mills_g(t):
-    # Q(t) = 1 - Phi(t) = exp(-t^2/2) g(t)
-    return mp.ncdf(-t) * mp.exp(t * t / 2)
-
-
-# The FMA activations (act_fexp.h, act_ncdf.h): GELU's g on the 8 pieces that the bits
-# of t + 1 select (its exponent and first significand bit), polynomials in t - mid; t + 1
-# rounds up into a piece from up to half an ulp of t + 1 (2^-21) below its lower edge, so
-# each fit starts that much lower. The FMA Horner chain ends with fmaf(p, u, c0), so c0 is
-# one float: each piece's mid is the float nearest its centre where g(mid) lies within
-# 1/16 ulp of a float, so that rounding c0 costs almost nothing at u = 0 (piece 0: mid 0,
-# g(0) = 1/2). The FMA exp kernel's q(r), its constant one float (1/2).
-GELU_EDGES = [0, 0.5, 1, 2, 3, 5, 7, 11, 14.75]
-GELU_DEG = 8
-GELU_SEQ = 4  # c0 .. c3 rounded one at a time, refitting the rest (fit())
+# The FMA exp kernel's q(r) (act_fexp.h), its constant one float (1/2): the FMA Horner chain
+# ends with fmaf(p, u, c0).
 FEXP_Q_DEG = 5
+GELU_SEQ = 4  # c0 .. c3 rounded one at a time, refitting the rest (fit())
 
 
-# GELU's central form (ACTQ_GELU_Q_*): Q(t) itself, without the exponential, on [0, 6]
+# GELU's central form (ACTQ_NCDF_Q_*): Q(t) itself, without the exponential, on [0, 6]
 # in 16 pieces, piece i where i <= t (A t + B) < i + 1 (one fmaf, one product, one
 # truncation): widths shrink like 1/t, as Q's relative slope grows like t, so that every
 # piece spans about the same ratio of Q. The product's rounding can move t into the
 # neighbouring piece from up to 2^-22 (relative) beyond an edge, so each fit reaches
-# 2^-20 past both of its edges; mids as above, where Q(mid) is within 1/16 ulp of a float.
+# 2^-20 past both of its edges; mids as in near_float_mid.
 GELU_Q_T_MAX = 6.0
 GELU_Q_NPIECE = 16
 GELU_Q_DEG = 7
@@ -148,10 +136,9 @@ def normal_q(t):
     return mp.ncdf(-t)
 
 
-def near_float_mid(a, b, fn=None):
-    """the float nearest (a + b)/2, within (b - a)/8 of it, where fn (mills_g by default)
-    is within 1/16 ulp of a float"""
-    fn = fn or mills_g
+def near_float_mid(a, b, fn):
+    """the float nearest (a + b)/2, within (b - a)/8 of it, where fn is within 1/16 ulp of
+    a float, so that rounding c0 costs almost nothing at u = 0 (a = 0: mid 0)"""
     if a == 0:
         return 0.0
     centre, d = (a + b) / 2, (b - a) / 4096
@@ -183,9 +170,9 @@ def gelu_q_fits():
         for j in range(GELU_Q_DEG + 1):
             rows[j].append(c[j])
     print(f'/* worst piece 2^{float(mp.log(worst, 2)):.1f}; A = {fhex(GELU_Q_A)} */')
-    print('#define ACTQ_GELU_Q_MID_INIT \\')
+    print('#define ACTQ_NCDF_Q_MID_INIT \\')
     print('  {' + ', '.join(fhex(v) for v in mids) + '}')
-    print('#define ACTQ_GELU_Q_COEF_INIT { \\')
+    print('#define ACTQ_NCDF_Q_COEF_INIT { \\')
     for j, r in enumerate(rows):
         print('  {' + ', '.join(fhex(v) for v in r) + '}, /* c%d */ \\' % j)
     print('}')
@@ -194,31 +181,36 @@ def gelu_q_fits():
 def fma_fits():
     print('/* FMA exp kernel q(r), |r| <= ln2/2 (ACTQ_FEXP_Q_POLY) */')
     fit('fexp_q', expm1_q, -0.35, 0.35, FEXP_Q_DEG, pair=False)
-    print('/* GELU g pieces: ACTQ_NCDF_MID_INIT, ACTQ_NCDF_COEF_INIT (c0 .. cN by piece) */')
-    rows = [[] for _ in range(GELU_DEG + 1)]
-    mids = []
-    worst = 0
-    for i in range(8):
-        a = max(0.0, GELU_EDGES[i] - 2.0**-21)
-        mid = near_float_mid(GELU_EDGES[i], GELU_EDGES[i + 1])
-        mids.append(mid)
-        c, rel = fit(f'g[{i}]', mills_g, a, GELU_EDGES[i + 1], GELU_DEG, shift=mid,
-                     seq=GELU_SEQ, pair=False)
-        worst = max(worst, rel)
-        for j in range(GELU_DEG + 1):
-            rows[j].append(c[j])
-    print(f'/* worst piece 2^{float(mp.log(worst, 2)):.1f} */')
-    print('{' + ', '.join(fhex(v) for v in mids) + '}')
-    for j, r in enumerate(rows):
-        print('  {' + ', '.join(fhex(v) for v in r) + '}, /* c%d */ \\' % j)
+
+
+# GELU's tail (x < -6, ACTQ_NCDF_H_POLY): x Q(t) = -e^(-t^2/2) H(t), t = -x, with
+# H(t) = t Q(t) e^(t^2/2), which falls from 0.389 to 0.397 (1/sqrt(2 pi)) over [6, 14.75]:
+# one polynomial in t - mid, its coefficients immediates on every backend.
+GELU_H_DEG = 11
+
+
+def normal_h(t):
+    return t * mp.ncdf(-t) * mp.exp(t * t / 2)
+
+
+def gelu_fits():
+    gelu_q_fits()
+    lo, hi = GELU_Q_T_MAX * (1 - 2.0**-20), 14.75
+    mid = near_float_mid(GELU_Q_T_MAX, hi, normal_h)
+    c, _ = fit('H', normal_h, lo, hi, GELU_H_DEG, shift=mid, seq=GELU_SEQ, pair=False)
+    print(f'#define ACTQ_NCDF_H_MID_F {fhex(mid)}')
+    print('#define ACTQ_NCDF_H_POLY(FIRST, NEXT, p, x) \\')
+    terms = [f'FIRST(p, x, {fhex(c[-1])})'] + [f'NEXT(p, x, {fhex(v)})' for v in c[-2::-1]]
+    for k in range(0, len(terms), 3):
+        print('  ' + ' '.join(terms[k:k + 3]) + (' \\' if k + 3 < len(terms) else ''))
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == 'fma':
         fma_fits()
         return
-    if len(sys.argv) > 1 and sys.argv[1] == 'gelu_q':
-        gelu_q_fits()
+    if len(sys.argv) > 1 and sys.argv[1] == 'gelu':
+        gelu_fits()
         return
     print('/* expm1 kernel q(r), |r| <= ln2/2 */')
     fit('expm1_q', expm1_q, -0.35, 0.35, 6)

@@ -164,10 +164,6 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_log1p_unit(__m256 u) {
 #define L_ABS(a) actq_avx2_act_abs(a)
 #define L_WITH_SIGN(a, s) actq_avx2_act_with_sign(a, s)
 #define L_POW2(t) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23))
-#define L_PIECE(t1)                                                                   \
-  _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(t1), ACTQ_NCDF_PIECE_SHIFT), \
-                   _mm256_set1_epi32(ACTQ_NCDF_PIECE_BASE))
-#define L_ROW(row, i) _mm256_permutevar8x32_ps(_mm256_loadu_ps(row), i)
 /* vpermps reads the index's low 3 bits; bit 3, moved to the sign, picks the half */
 #define L_ROW16(row, i)                                                                  \
   _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(row), i),                   \

@@ -52,11 +52,6 @@ ACTQ_AVX512_ACT_FN __m512 actq_avx512_act_with_sign(__m512 a, __m512 s) {
 #define L_ABS(a) actq_avx512_act_abs(a)
 #define L_WITH_SIGN(a, s) actq_avx512_act_with_sign(a, s)
 #define L_POW2(t) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(t), 23))
-#define L_PIECE(t1)                                                                   \
-  _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(t1), ACTQ_NCDF_PIECE_SHIFT), \
-                   _mm512_set1_epi32(ACTQ_NCDF_PIECE_BASE))
-/* indices below 8 read only the row's low half */
-#define L_ROW(row, i) _mm512_permutexvar_ps(i, _mm512_castps256_ps512(_mm256_loadu_ps(row)))
 #define L_ROW16(row, i) _mm512_permutexvar_ps(i, _mm512_loadu_ps(row))
 #define L_CVTT(a) _mm512_cvttps_epi32(a)
 #define L_ANY(m) ((m) != 0)

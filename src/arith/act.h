@@ -73,23 +73,21 @@ enum {
 #define ACTQ_MISH_NEG_SPLIT_F (-0.75f)
 #define ACTQ_SOFTSIGN_BIG_F 0x1.0p26f
 
-/* GELU(x) = x Q(t), t = -x, for x < -6: Q = g e^(-t^2/2) (act_ncdf.h's tail pieces),
- * e^(-t^2/2) = e^r 2^(k+64) 2^-64 from the FMA kernel, and x Q is scaled by 2^-64 last, so
- * that it is rounded once where it is subnormal. t is clamped to 14.75 and x to -14.75
- * (x Q rounds to -0 there: the exact value is below 2^-150 from -14.357 on), so -Inf
- * gives -0. */
-ACTQ_HD float actq_gelu_tail(float x) {
+/* GELU(x) = x Q(t) = -e^(-t^2/2) H(t), t = -x, for x < -6 (act_ncdf.h): e^(-t^2/2) =
+ * e^r 2^(k+64) 2^-64 from the FMA kernel, and the product is scaled by 2^-64 last, so that
+ * it is rounded once where it is subnormal. t is clamped to 14.75 (the exact value is below
+ * 2^-150 from -14.357 on), so -Inf gives -0. */
+ACTQ_COLD float actq_gelu_tail(float x) {
   float t = actq_act_min(-x, ACTQ_NCDF_TAIL_MAX_F);
-  float xc = actq_act_max(x, -ACTQ_NCDF_TAIL_MAX_F);
-  float g = actq_ncdf_g(t);
+  float hp = actq_ncdf_h(t);
   float tm = -0.5f * t;
   float h = t * tm;
   float l = fmaf(t, tm, -h); /* -t^2/2 = h + l exactly */
   float tk;
   float r = actq_fexp_reduce(h, ACTQ_FEXP_MAGIC_LOW_F, &tk) + l;
-  /* g e^r = g + (g Q(r)) r, rounded once; times 2^(k+64): Q 2^64, a normal float */
-  float gs = fmaf(g * actq_fexp_q(r), r, g) * actq_fexp_pow2(tk);
-  return (xc * gs) * ACTQ_FEXP_2M64_F;
+  /* H e^r = H + (H Q(r)) r, rounded once; times 2^(k+64): a normal float */
+  float hs = fmaf(hp * actq_fexp_q(r), r, hp) * actq_fexp_pow2(tk);
+  return -(hs * ACTQ_FEXP_2M64_F);
 }
 
 /* GELU(x) = x Phi(x) = x (1 - Q(t)) for x >= 0, x Q(t) below, t = |x| (act_ncdf.h).
@@ -97,7 +95,8 @@ ACTQ_HD float actq_gelu_tail(float x) {
  *   Q < 2^-29 and 1 - Q rounds to 1, so x >= 6 (+Inf included) gives x, as the exact
  *   x Phi(x) rounds to x from 5.5 on. x (1 - Q) has 1 - Q >= 1/2: no cancellation.
  * - x < -6: actq_gelu_tail. The vector versions compute it only for vectors with such a
- *   lane, CUDA only in threads with one (rare for activations; the same bits either way).
+ *   lane, CUDA only in threads with one, out of line (rare for activations; the same bits
+ *   either way).
  * NaN: t clamps to 6 (vminps's rule) and x * (...) stays NaN. */
 ACTQ_HD float actq_act_gelu(float x) {
   float t = actq_act_min(actq_act_abs(x), ACTQ_NCDF_Q_T_MAX_F);

@@ -22,6 +22,13 @@
 #else
 #  define ACTQ_HD static inline
 #endif
+/* a rarely taken branch of an ACTQ_HD function (GELU's far tail): out of line on the GPU,
+ * where an inlined one would be if-converted and run by every thread */
+#if defined(__CUDACC__)
+#  define ACTQ_COLD static __host__ __device__ __noinline__
+#else
+#  define ACTQ_COLD static inline
+#endif
 
 ACTQ_HD uint32_t actq_f32_bits(float f) {
   uint32_t u;

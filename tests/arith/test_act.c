@@ -92,9 +92,6 @@ static void build_inputs(void) {
       ACTQ_SOFTPLUS_PAIR_MAX_F, ACTQ_SOFTPLUS_LINEAR_F, ACTQ_SOFTPLUS_ZERO_F, ACTQ_CELU_LINEAR_F,
       ACTQ_MISH_X_MIN_F, ACTQ_MISH_X_MAX_F, ACTQ_MISH_NEG_SPLIT_F, ACTQ_SOFTSIGN_BIG_F};
   for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) push_around(&cap, named[i]);
-#define PUSH_EDGE(i, t, e) push_around(&cap, e);
-  ACTQ_NCDF_EDGES(PUSH_EDGE, , )
-#undef PUSH_EDGE
   /* GELU's central pieces: t (A t + B) = i, and their end */
   for (int i = 1; i < ACTQ_NCDF_Q_NPIECE; i++) {
     double a = ACTQ_NCDF_Q_A_F, b = ACTQ_NCDF_Q_B_F;
