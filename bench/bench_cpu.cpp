@@ -208,8 +208,8 @@ void run_case(benchmark::State &st, Case c) {
     for (auto &v : codes) v &= (uint8_t)((1u << c.bits) - 1u);
   }
   // Outputs of 2 bytes an element or more: streamed by the proxy where the library
-  // streams them (a call's output of ACTQ_STREAM_MIN_BYTES or more).
-  const bool nt = c.n * esize >= ACTQ_STREAM_MIN_BYTES;
+  // streams them (a call's output of actq_stream_min_bytes() or more).
+  const bool nt = c.n * esize >= actq_stream_min_bytes();
   uint64_t seed = 7;
   for (auto _ : st) {
     actq_status s = ACTQ_OK;

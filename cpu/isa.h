@@ -8,6 +8,12 @@
 #ifndef ACTQ_CPU_ISA_H
 #define ACTQ_CPU_ISA_H
 
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" { /* bench/bench_cpu.cpp reads the cache size */
+#endif
+
 typedef enum actq_cpu_isa {
   ACTQ_ISA_SCALAR = 0,
   ACTQ_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C, YMM state saved by the OS */
@@ -20,5 +26,13 @@ actq_cpu_isa actq_cpu_isa_detected(void);
 
 /* The detected ISA capped by ACTQ_CPU_ISA, cached. Thread-safe. */
 actq_cpu_isa actq_cpu_isa_selected(void);
+
+/* The size in bytes of the highest cache level cpu0 has (Linux sysfs; 0 where unknown),
+ * cached. Thread-safe. */
+size_t actq_cpu_llc_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ACTQ_CPU_ISA_H */

@@ -21,22 +21,31 @@
 #include <stdint.h>
 #include <xmmintrin.h>
 
-/* Output bytes of one call from which its kernels stream: half the last-level cache of a
- * Zen 3 CCX (32 MiB), several times a Xeon core's share (1.5-2 MiB); an output this large
- * is mostly out of the cache by the time anything reads it. A modelled choice, not a
- * measured crossover: on the Zen 3 VM of bench/results/cpu/streaming-zen3-2026-12-02.md
- * the kernels' A/B was within its noise either way (a plain copy streams in 0.72-0.88x
- * the time); measure it where the proxy shows the read for ownership (Intel). */
-#ifndef ACTQ_STREAM_MIN_BYTES /* a build may set it (-D...), e.g. to measure the crossover */
-#define ACTQ_STREAM_MIN_BYTES ((size_t)16 << 20)
+#include "cpu/isa.h"
+
+/* Output bytes of one call from which its kernels stream: the last-level cache's size
+ * (cpu/isa.h), and at least 16 MiB, several times a Xeon core's share of L3 (1.5-2 MiB).
+ * An output that fits in the LLC is left there for the next layer (and a repeated call)
+ * to read: on a Zen 5 VM with 32 MiB of L3, the fused GELU layer on 2^22 float32 elements
+ * (16 MiB of y) took 1.01x nn.GELU's time with streaming stores and 0.73x without
+ * (docs/fewbit.md); beyond the LLC the saved read for ownership is what counts. A build
+ * may set ACTQ_STREAM_MIN_BYTES (-D...) to fix the threshold, e.g. to measure the
+ * crossover. */
+static inline size_t actq_stream_min_bytes(void) {
+#ifdef ACTQ_STREAM_MIN_BYTES
+  return ACTQ_STREAM_MIN_BYTES;
+#else
+  const size_t floor = (size_t)16 << 20, llc = actq_cpu_llc_bytes();
+  return llc > floor ? llc : floor;
 #endif
+}
 
 /* Whether a call whose output is out_bytes at out, written 8 elements at a time from
  * indices that are multiples of 8, streams. The streaming stores are 16 bytes wide (8
  * halves, or half of 8 floats): 16-byte alignment is what malloc and every framework's
  * allocator give, where 32 would leave glibc's large blocks (16 bytes past a page) out. */
 static inline int actq_stream_ok(const void *out, size_t out_bytes) {
-  return out_bytes >= ACTQ_STREAM_MIN_BYTES && (uintptr_t)out % 16 == 0;
+  return out_bytes >= actq_stream_min_bytes() && (uintptr_t)out % 16 == 0;
 }
 
 static inline void actq_stream_fence(void) { _mm_sfence(); }

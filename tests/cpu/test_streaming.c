@@ -32,7 +32,7 @@ static size_t esize(actq_dtype dt) { return dt == ACTQ_F32 ? 4 : 2; }
  * (support/guard.h: the end sits on a page boundary), starts `skew` bytes past a 16-byte
  * boundary: the length then ends in a partial vector for every skew but 0. */
 static size_t n_past(actq_dtype dt, size_t skew) {
-  size_t n = ACTQ_STREAM_MIN_BYTES / esize(dt) + 8 * 37 + 1;
+  size_t n = actq_stream_min_bytes() / esize(dt) + 8 * 37 + 1;
   while ((16 - n * esize(dt) % 16) % 16 != skew) n++;
   return n;
 }

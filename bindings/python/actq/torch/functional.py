@@ -134,15 +134,19 @@ TORCH_FORWARD = {
 # dtypes on some devices: fused there.
 ROUTES = {"cpu": "torch", "cuda": "torch"}
 
-# The CPU's exceptions, by the kernel table the library runs (cpu_isa()): the activations
-# whose fused layer forward was measured faster than the torch route, float32 and bfloat16
-# (AMD EPYC Zen 4, PyTorch 2.15, 1 thread, 2^16-2^22 elements; docs/fewbit.md). Tanh on
-# AVX2 and AVX-512: 0.2-1.0x nn.Tanh (PyTorch's CPU tanh is slow), against 1.04-1.30x on the
-# torch route; SiLU and Sigmoid with the 16-lane activations of AVX-512: 1.10-1.59x against
-# 1.27-1.88x (AVX2: 2.6-3.8x against 1.1-1.7x); GELU's 16-lane form still costs about
-# 1.1x PyTorch's own GELU, so the codes-only pass is cheaper.
-FUSED_CPU = {"avx512": frozenset({_A.SILU, _A.SIGMOID, _A.TANH}),
-             "avx2": frozenset({_A.TANH})}
+# The CPU's exceptions, by the kernel table the library runs (cpu_isa()) and dtype: the
+# activations whose fused layer forward was measured faster than the torch route (PyTorch
+# 2.15, 1 thread, 2^16-2^22 elements; docs/fewbit.md). Tanh on AVX2 and AVX-512: 0.2-1.0x
+# nn.Tanh (PyTorch's CPU tanh is slow), against 1.04-1.30x on the torch route; SiLU and
+# Sigmoid with the 16-lane activations of AVX-512: 1.10-1.59x against 1.27-1.88x (AVX2:
+# 2.6-3.8x against 1.1-1.7x; Zen 4). GELU float32 on AVX-512, with its central pieces
+# without the exponential: 0.86-1.45x against 1.16-1.55x (Zen 5); in bfloat16 the fused
+# GELU took 1.68-2.00x against 1.21-1.42x, and on AVX2 3.1-3.5x against 1.2-1.6x.
+_FUSED_CPU_BOTH = frozenset({_A.SILU, _A.SIGMOID, _A.TANH})
+FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
+             ("avx512", torch.bfloat16): _FUSED_CPU_BOTH,
+             ("avx2", torch.float32): frozenset({_A.TANH}),
+             ("avx2", torch.bfloat16): frozenset({_A.TANH})}
 
 # Where the fused route is the default instead: (device type, dtype) -> the activations
 # whose fused kernel is predicted faster than PyTorch's activation plus the codes pass.
@@ -178,8 +182,7 @@ def default_route(device_type, dtype, activation):
     table), else ROUTES by device type."""
     if activation in FUSED.get((device_type, dtype), ()):
         return "fused"
-    if (device_type == "cpu" and dtype in (torch.float32, torch.bfloat16) and
-            activation in FUSED_CPU.get(cpu_isa(), ())):
+    if device_type == "cpu" and activation in FUSED_CPU.get((cpu_isa(), dtype), ()):
         return "fused"
     return ROUTES.get(device_type, "fused")
 
