@@ -64,6 +64,14 @@ FB512_INLINE __m512 fb_load16(const void *x, actq_dtype dt, size_t i) {
   }
 }
 
+/* actq_f32_to_bf16 of 16 non-NaN (or canonical NaN) floats, in the low half of each dword:
+ * x + 0x7fff + (bit 16 of x), shifted down */
+FB512_INLINE __m512i fb_bf16_round(__m512 v) {
+  const __m512i x = _mm512_castps_si512(v);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  return _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+}
+
 /* 16 results (NaN already canonical) to y + i, streamed when nt (16-byte stores; the
  * address is then 16-byte aligned: cpu/stream.h). */
 FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt) {
@@ -78,15 +86,25 @@ FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt)
     }
     return;
   }
-  if (dt == ACTQ_F16) {
-    h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  } else {
-    const __m512i x = _mm512_castps_si512(v);
-    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
-    const __m512i t = _mm512_add_epi32(x, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff)));
-    h = _mm512_cvtepi32_epi16(_mm512_srli_epi32(t, 16));
-  }
+  if (dt == ACTQ_F16) h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  else h = _mm512_cvtepi32_epi16(fb_bf16_round(v));
   actq_avx2_store16h_nt((uint16_t *)y, i, h, nt);
+}
+
+/* 32 bf16 of x + i as two float vectors: each 128-bit lane's words 0-3 go to *lo, 4-7 to
+ * *hi (a bf16 in the high half of a dword is its float), the order fb_store32_bf16 undoes */
+FB512_INLINE void fb_load32_bf16(const void *x, size_t i, __m512 *lo, __m512 *hi) {
+  const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i), zero = _mm512_setzero_si512();
+  *lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, h));
+  *hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, h));
+}
+
+/* fb_load32_bf16's halves (NaN already canonical), rounded, back to y + i: vpackusdw puts
+ * each lane's 4 + 4 words back in order (no saturation: the values are below 2^16) */
+FB512_INLINE void fb_store32_bf16(void *y, size_t i, __m512 lo, __m512 hi, int nt) {
+  const __m512i h = _mm512_packus_epi32(fb_bf16_round(lo), fb_bf16_round(hi));
+  actq_avx2_store16h_nt((uint16_t *)y, i, _mm512_castsi512_si256(h), nt);
+  actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), nt);
 }
 
 FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
@@ -332,11 +350,27 @@ FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, con
                nt);
 }
 
+/* bf16: 32 elements an iteration, so that one vpackusdw narrows them (two vpmovdw
+ * otherwise, the costliest part of the conversions); a last 16 as above */
+FB512_INLINE void y32_bf16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int act,
+                                const int nt) {
+  const float param = job->table->param;
+  size_t i;
+  for (i = i0; i + 32 <= i1; i += 32) {
+    __m512 lo, hi;
+    fb_load32_bf16(job->x, i, &lo, &hi);
+    fb_store32_bf16(job->y, i,
+                    actq_avx512_canonical_nan(actq_avx512_act_forward(act, param, lo)),
+                    actq_avx512_canonical_nan(actq_avx512_act_forward(act, param, hi)), nt);
+  }
+  if (i < i1) y16_body(job, i, i1, act, ACTQ_BF16, nt);
+}
+
 #define Y16_DT(ACT)                                                                        \
   switch (dt) {                                                                            \
   case ACTQ_F32: y16_body(job, i0, i1, ACT, ACTQ_F32, nt); return;                         \
   case ACTQ_F16: y16_body(job, i0, i1, ACT, ACTQ_F16, nt); return;                         \
-  default: y16_body(job, i0, i1, ACT, ACTQ_BF16, nt); return;                              \
+  default: y32_bf16_body(job, i0, i1, ACT, nt); return;                                    \
   }
 #define Y16_CASE(a, name) case a: Y16_DT(a)
 
