@@ -3,16 +3,16 @@
  * fewbit_encode writes these y on every backend, so each function is a fixed sequence of
  * correctly rounded float32 operations with selects for branches (act_exp.h states the
  * rules); cpu/avx2/act_avx2.h repeats each one on 8 lanes with the same bits. GELU,
- * GELU_TANH, SiLU, Sigmoid and Tanh are built for throughput on the FMA exp kernel of
- * act_fexp.h (fmaf is one correctly rounded operation on every backend), GELU's tail with
- * one polynomial per piece chosen by index (act_ncdf.h); the others keep act_exp.h's
- * kernel without FMA.
+ * GELU_TANH, SiLU, Sigmoid and Tanh are built for throughput with fmaf (one correctly
+ * rounded operation on every backend): GELU for x >= -6 as one polynomial piece of the
+ * normal tail chosen by index, no exponential (act_ncdf.h), the others and GELU's far tail
+ * on the FMA exp kernel of act_fexp.h; the rest keep act_exp.h's kernel without FMA.
  * Accuracy against double-precision references (tests/support/act_ref.h): within 4 ulp
  * for every input whose result is a normal float, absolute error within 4 * 2^-149 where
  * the exact result is subnormal. Max errors in ulp found by tools/act_scan.c, exhaustive over
  * |x| in [2^-37, 2^33) (outside, only limits and first-order terms are computed, covered by
  * tests/arith/test_act.c's random and hard inputs):
- *   GELU 2.71  GELU_TANH 3.40  SiLU 3.34  Sigmoid 2.40  Tanh 2.57  Mish 2.82
+ *   GELU 2.07  GELU_TANH 3.40  SiLU 3.34  Sigmoid 2.40  Tanh 2.57  Mish 2.82
  *   Tanhshrink 3.13  Softplus(1) 1.64, (4) 1.64, (0.7) 2.52  LogSigmoid 1.64
  *   ELU(1) 0.85  SELU 1.86  CELU(0.7) 2.01, (2) 0.85  Hardswish 1.91
  *   Hardsigmoid 1.00  Softsign 1.50  LeakyReLU 0.5  ReLU, ReLU6, Hardtanh exact.
