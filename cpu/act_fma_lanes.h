@@ -44,16 +44,29 @@ ACTQ_L_FN LV ACTQ_L(fexp_q)(LV r) {
 
 /* ---- the normal tail (act_ncdf.h) ----------------------------------------------------------- */
 
-/* Q(t) on [0, 6]: each coefficient row is one 16-float row that L_ROW16 indexes by piece */
-typedef char ACTQ_L(ncdf_q_npiece_is_16)[ACTQ_NCDF_Q_NPIECE == 16 ? 1 : -1];
+/* act_pieces.h: each coefficient row is one 16-float row that L_ROW16 indexes by piece */
+typedef char ACTQ_L(pieces_n_is_16)[ACTQ_PIECES_N == 16 ? 1 : -1];
 
+ACTQ_L_FN LV ACTQ_L(pieces_poly)(const float *mid, const float (*coef)[ACTQ_PIECES_N], LI i,
+                                  LV t) {
+  const LV u = L_SUB(t, L_ROW16(mid, i));
+  LV p = L_ROW16(coef[ACTQ_PIECES_DEG], i);
+  int j;
+  for (j = ACTQ_PIECES_DEG - 1; j >= 0; j--) p = L_FMA(p, u, L_ROW16(coef[j], i));
+  return p;
+}
+
+/* Q(t) on [0, 6] (act_ncdf.h) */
 ACTQ_L_FN LV ACTQ_L(ncdf_q)(LV t) {
   const LI i = L_CVTT(L_MUL(t, L_FMA(t, L_SET(ACTQ_NCDF_Q_A_F), L_SET(ACTQ_NCDF_Q_B_F))));
-  const LV u = L_SUB(t, L_ROW16(actq_ncdf_q_mid_host, i));
-  LV p = L_ROW16(actq_ncdf_q_coef_host[ACTQ_NCDF_Q_DEG], i);
-  int j;
-  for (j = ACTQ_NCDF_Q_DEG - 1; j >= 0; j--) p = L_FMA(p, u, L_ROW16(actq_ncdf_q_coef_host[j], i));
-  return p;
+  return ACTQ_L(pieces_poly)(actq_ncdf_q_mid_host, actq_ncdf_q_coef_host, i, t);
+}
+
+/* R(t) on [0, 5.5] (act_gelu_tanh.h) */
+ACTQ_L_FN LV ACTQ_L(gtanh_r)(LV t) {
+  const LI i = L_CVTT(L_MUL(t, L_FMA(L_MUL(t, t), L_SET(ACTQ_GTANH_R_A_F),
+                                     L_SET(ACTQ_GTANH_R_B_F))));
+  return ACTQ_L(pieces_poly)(actq_gtanh_r_mid_host, actq_gtanh_r_coef_host, i, t);
 }
 
 ACTQ_L_FN LV ACTQ_L(ncdf_h)(LV t) {
@@ -90,7 +103,7 @@ ACTQ_L_FN LV ACTQ_L(gelu)(LV x) {
   return __builtin_expect(L_ANY(tail), 0) ? L_SEL(tail, ACTQ_L(gelu_tail)(x), y) : y;
 }
 
-ACTQ_L_FN LV ACTQ_L(gelu_tanh)(LV x) {
+ACTQ_L_FN LV ACTQ_L(gelu_tanh_tail)(LV x) {
   const LV one = L_SET(1.0f), msign = L_SET(-0.0f);
   const LV m64 = L_SET(ACTQ_FEXP_2M64_F);
   const LV c3h = L_SET(ACTQ_GELU_TANH_C3_HI);
@@ -117,6 +130,15 @@ ACTQ_L_FN LV ACTQ_L(gelu_tanh)(LV x) {
   y = L_DIV(num, L_ADD(one, L_MUL(es, m64)));
   y = L_SEL(L_GT(x, L_SET(ACTQ_GELU_TANH_X_MAX_F)), x, y);
   return L_SEL(L_LT(x, L_SET(ACTQ_GELU_TANH_X_MIN_F)), msign, y);
+}
+
+/* the tail's form only for vectors that have a lane below -5.5, as GELU's */
+ACTQ_L_FN LV ACTQ_L(gelu_tanh)(LV x) {
+  const LV t = L_MIN(L_ABS(x), L_SET(ACTQ_GTANH_R_T_MAX_F));
+  const LV r = ACTQ_L(gtanh_r)(t);
+  const LM tail = L_LT(x, L_SET(-ACTQ_GTANH_R_T_MAX_F));
+  const LV y = L_MUL(x, L_SEL(L_LT(x, L_SET(0.0f)), r, L_SUB(L_SET(1.0f), r)));
+  return __builtin_expect(L_ANY(tail), 0) ? L_SEL(tail, ACTQ_L(gelu_tanh_tail)(x), y) : y;
 }
 
 /* e^-|x| 2^64 (Sigmoid, SiLU) */

@@ -10,6 +10,7 @@ function at 2001 points: the printed
 Usage: python3 tools/act_fit.py         the kernels without FMA (ELU, Softplus, ...)
        python3 tools/act_fit.py fma     the FMA kernels of GELU, SiLU, Sigmoid, Tanh
        python3 tools/act_fit.py gelu    GELU's pieces of Q(t) and its tail
+       python3 tools/act_fit.py gelu_tanh  GELU_TANH's pieces of sigmoid(-v(t))
 (needs mpmath from PyPI)
 """
 import struct
@@ -119,21 +120,37 @@ FEXP_Q_DEG = 5
 GELU_SEQ = 4  # c0 .. c3 rounded one at a time, refitting the rest (fit())
 
 
-# GELU's central form (ACTQ_NCDF_Q_*): Q(t) itself, without the exponential, on [0, 6]
-# in 16 pieces, piece i where i <= t (A t + B) < i + 1 (one fmaf, one product, one
-# truncation): widths shrink like 1/t, as Q's relative slope grows like t, so that every
-# piece spans about the same ratio of Q. The product's rounding can move t into the
+# Central pieces (src/arith/act_pieces.h): f(t) itself on [0, T] in 16 pieces, piece i where
+# i <= s(t) < i + 1 for an index s that one or two fmaf and a product compute (then a
+# truncation), chosen so that every piece spans about the same ratio of f: f's relative
+# slope grows with t, so the pieces narrow. The index's rounding can move t into the
 # neighbouring piece from up to 2^-22 (relative) beyond an edge, so each fit reaches
-# 2^-20 past both of its edges; mids as in near_float_mid.
+# 2^-20 past both of its edges; mids as in near_float_mid. Degree 7 in t - mid.
+NPIECE = 16
+PIECE_DEG = 7
+
+# GELU (ACTQ_NCDF_Q_*): Q(t) = 1 - Phi(t) on [0, 6], s = t (A t + B): Q's relative slope
+# is about t, so the widths go like 1/t.
 GELU_Q_T_MAX = 6.0
-GELU_Q_NPIECE = 16
-GELU_Q_DEG = 7
 GELU_Q_B = 1.0
-GELU_Q_A = f32((GELU_Q_NPIECE - 0.02 - GELU_Q_B * GELU_Q_T_MAX) / GELU_Q_T_MAX**2)
+GELU_Q_A = f32((NPIECE - 0.02 - GELU_Q_B * GELU_Q_T_MAX) / GELU_Q_T_MAX**2)
+
+# GELU_TANH (ACTQ_GTANH_R_*): R(t) = sigmoid(-v(t)), v = t (C1 + C3 t^2), on [0, 5.5],
+# s = t (B + A t^2) with B/A = C1/C3, i.e. s proportional to v, the log of R's tail.
+GTANH_C1 = 2 * mp.sqrt(2 / mp.pi)
+GTANH_C3 = GTANH_C1 * mp.mpf('0.044715')
+GTANH_T_MAX = 5.5
+GTANH_K = (NPIECE - 0.02) / float(GTANH_T_MAX * (GTANH_C1 + GTANH_C3 * GTANH_T_MAX**2))
+GTANH_A = f32(GTANH_K * float(GTANH_C3))
+GTANH_B = f32(GTANH_K * float(GTANH_C1))
 
 
 def normal_q(t):
     return mp.ncdf(-t)
+
+
+def gtanh_r(t):
+    return 1 / (1 + mp.exp(t * (GTANH_C1 + GTANH_C3 * t * t)))
 
 
 def near_float_mid(a, b, fn):
@@ -153,29 +170,40 @@ def near_float_mid(a, b, fn):
     raise ValueError('no mid')
 
 
-def gelu_q_fits():
-    a_, b_ = mp.mpf(GELU_Q_A), mp.mpf(GELU_Q_B)
-    edges = [mp.mpf(0)] + [(-b_ + mp.sqrt(b_ * b_ + 4 * a_ * i)) / (2 * a_)
-                           for i in range(1, GELU_Q_NPIECE)] + [mp.mpf(GELU_Q_T_MAX)]
-    rows = [[] for _ in range(GELU_Q_DEG + 1)]
+def piece_fits(prefix, fn, index, t_max):
+    """the 16 pieces of fn on [0, t_max] whose edges solve index(t) = i, printed as
+    prefix_MID_INIT and prefix_COEF_INIT (rows by power, c0 first, then by piece)"""
+    edges = [mp.mpf(0)] + [mp.findroot(lambda t, i=i: index(t) - i, (0, t_max), solver='bisect')
+                           for i in range(1, NPIECE)] + [mp.mpf(t_max)]
+    rows = [[] for _ in range(PIECE_DEG + 1)]
     mids = []
     worst = 0
-    for i in range(GELU_Q_NPIECE):
+    for i in range(NPIECE):
         lo, hi = edges[i] * (1 - mp.mpf(2)**-20), edges[i + 1] * (1 + mp.mpf(2)**-20)
-        mid = near_float_mid(float(edges[i]), float(edges[i + 1]), normal_q)
+        mid = near_float_mid(float(edges[i]), float(edges[i + 1]), fn)
         mids.append(mid)
-        c, rel = fit(f'Q[{i}]', normal_q, lo, hi, GELU_Q_DEG, shift=mid, seq=GELU_SEQ,
+        c, rel = fit(f'{prefix}[{i}]', fn, lo, hi, PIECE_DEG, shift=mid, seq=GELU_SEQ,
                      pair=False)
         worst = max(worst, rel)
-        for j in range(GELU_Q_DEG + 1):
+        for j in range(PIECE_DEG + 1):
             rows[j].append(c[j])
-    print(f'/* worst piece 2^{float(mp.log(worst, 2)):.1f}; A = {fhex(GELU_Q_A)} */')
-    print('#define ACTQ_NCDF_Q_MID_INIT \\')
+    print(f'/* worst piece 2^{float(mp.log(worst, 2)):.1f} */')
+    print(f'#define {prefix}_MID_INIT \\')
     print('  {' + ', '.join(fhex(v) for v in mids) + '}')
-    print('#define ACTQ_NCDF_Q_COEF_INIT { \\')
+    print(f'#define {prefix}_COEF_INIT {{ \\')
     for j, r in enumerate(rows):
         print('  {' + ', '.join(fhex(v) for v in r) + '}, /* c%d */ \\' % j)
     print('}')
+
+
+def gelu_q_fits():
+    print(f'/* A = {fhex(GELU_Q_A)}, B = {fhex(GELU_Q_B)} */')
+    piece_fits('ACTQ_NCDF_Q', normal_q, lambda t: t * (GELU_Q_A * t + GELU_Q_B), GELU_Q_T_MAX)
+
+
+def gtanh_fits():
+    print(f'/* A = {fhex(GTANH_A)}, B = {fhex(GTANH_B)} */')
+    piece_fits('ACTQ_GTANH_R', gtanh_r, lambda t: t * (GTANH_B + GTANH_A * t * t), GTANH_T_MAX)
 
 
 def fma_fits():
@@ -211,6 +239,9 @@ def main():
         return
     if len(sys.argv) > 1 and sys.argv[1] == 'gelu':
         gelu_fits()
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == 'gelu_tanh':
+        gtanh_fits()
         return
     print('/* expm1 kernel q(r), |r| <= ln2/2 */')
     fit('expm1_q', expm1_q, -0.35, 0.35, 6)

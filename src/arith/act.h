@@ -4,15 +4,16 @@
  * correctly rounded float32 operations with selects for branches (act_exp.h states the
  * rules); cpu/avx2/act_avx2.h repeats each one on 8 lanes with the same bits. GELU,
  * GELU_TANH, SiLU, Sigmoid and Tanh are built for throughput with fmaf (one correctly
- * rounded operation on every backend): GELU for x >= -6 as one polynomial piece of the
- * normal tail chosen by index, no exponential (act_ncdf.h), the others and GELU's far tail
- * on the FMA exp kernel of act_fexp.h; the rest keep act_exp.h's kernel without FMA.
+ * rounded operation on every backend): GELU for x >= -6 and GELU_TANH for x >= -5.5 as one
+ * polynomial piece of 16 chosen by index, no exponential (act_pieces.h, act_ncdf.h,
+ * act_gelu_tanh.h), the others and those two's far tails on the FMA exp kernel of
+ * act_fexp.h; the rest keep act_exp.h's kernel without FMA.
  * Accuracy against double-precision references (tests/support/act_ref.h): within 4 ulp
  * for every input whose result is a normal float, absolute error within 4 * 2^-149 where
  * the exact result is subnormal. Max errors in ulp found by tools/act_scan.c, exhaustive over
  * |x| in [2^-37, 2^33) (outside, only limits and first-order terms are computed, covered by
  * tests/arith/test_act.c's random and hard inputs):
- *   GELU 2.07  GELU_TANH 3.40  SiLU 3.34  Sigmoid 2.40  Tanh 2.57  Mish 2.82
+ *   GELU 2.07  GELU_TANH 2.03  SiLU 3.34  Sigmoid 2.40  Tanh 2.57  Mish 2.82
  *   Tanhshrink 3.13  Softplus(1) 1.64, (4) 1.64, (0.7) 2.52  LogSigmoid 1.64
  *   ELU(1) 0.85  SELU 1.86  CELU(0.7) 2.01, (2) 0.85  Hardswish 1.91
  *   Hardsigmoid 1.00  Softsign 1.50  LeakyReLU 0.5  ReLU, ReLU6, Hardtanh exact.
@@ -35,6 +36,7 @@
 
 #include "src/arith/act_exp.h"
 #include "src/arith/act_fexp.h"
+#include "src/arith/act_gelu_tanh.h"
 #include "src/arith/act_log.h"
 #include "src/arith/act_ncdf.h"
 
@@ -105,13 +107,14 @@ ACTQ_HD float actq_act_gelu(float x) {
   return x * (x < 0.0f ? q : 1.0f - q);
 }
 
-/* GELU_TANH(x) = x sigmoid(v), v = x (C1 + C3 x^2). For x < 0 the result is ~ x e^v with
- * |v| up to 100 before it underflows, so v is carried as a float pair (error ~2^-40 |v|):
+/* GELU_TANH(x) = x sigmoid(v), v = x (C1 + C3 x^2), by the exponential; right for every x,
+ * called for x < -5.5 (act_gelu_tanh.h serves the rest). For x < 0 the result is ~ x e^v
+ * with |v| up to 100 before it underflows, so v is carried as a float pair (error ~2^-40 |v|):
  * a float v would put |v| 2^-24 (up to 6 ulp) into the exponent. The pair takes exact
  * products from fmaf (x^2, C3_HI x^2, x w) and one two-sum (C1 + C3 x^2). Then SiLU's
  * form on e^-|v| from the FMA kernel: x/(1+e) for x >= 0, (x es) 2^-64/(1+e) below.
  * x > 10: x; x < -20: -0. */
-ACTQ_HD float actq_act_gelu_tanh(float x) {
+ACTQ_COLD float actq_gelu_tanh_tail(float x) {
   float xc = actq_act_min(actq_act_max(x, ACTQ_GELU_TANH_X_MIN_F), ACTQ_GELU_TANH_X_MAX_F);
   float s = xc * xc;
   float sl = fmaf(xc, xc, -s);
@@ -132,6 +135,16 @@ ACTQ_HD float actq_act_gelu_tanh(float x) {
   float y = num / (1.0f + es * ACTQ_FEXP_2M64_F); /* one division */
   y = x > ACTQ_GELU_TANH_X_MAX_F ? x : y;
   return x < ACTQ_GELU_TANH_X_MIN_F ? -0.0f : y;
+}
+
+/* GELU_TANH: x (1 - R(t)) for x >= 0, x R(t) below, t = min(|x|, 5.5), R from the central
+ * pieces (act_gelu_tanh.h; x >= 5.5 and +Inf give x); x < -5.5: actq_gelu_tanh_tail, out
+ * of line as GELU's tail. NaN: t clamps to 5.5 and x * (...) stays NaN. */
+ACTQ_HD float actq_act_gelu_tanh(float x) {
+  float t = actq_act_min(actq_act_abs(x), ACTQ_GTANH_R_T_MAX_F);
+  float r = actq_gtanh_r(t);
+  if (x < -ACTQ_GTANH_R_T_MAX_F) return actq_gelu_tanh_tail(x);
+  return x * (x < 0.0f ? r : 1.0f - r);
 }
 
 /* sigmoid(x): e = e^-|x| = E 2^(k+64) 2^-64 from the FMA kernel (|x| clamped to 110,

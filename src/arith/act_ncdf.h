@@ -9,9 +9,8 @@
  *   polynomial in t - mid serves it (relative error of the float coefficients <= 2^-26.7;
  *   each fit reaches 2^-20 past its edges, beyond where the product's rounding can move t).
  *   mid = 0 on the first piece (c0 = 1/2), elsewhere a float near the centre where Q(mid)
- *   is within 1/16 ulp of a float, so that c0 need not be a float pair. Evaluated by FMA
- *   Horner from a table by power and piece: AVX2 reads a row with two vpermps and a blend,
- *   AVX-512 with one vpermps, CUDA through the read-only data cache.
+ *   is within 1/16 ulp of a float, so that c0 need not be a float pair (act_pieces.h
+ *   evaluates it).
  * - t in (6, 14.75], GELU's negative tail only: x Q(t) = -e^(-t^2/2) H(t) with
  *   H(t) = t Q(t) e^(t^2/2) (0.389 to 0.397 there), one degree-11 polynomial in t - mid
  *   (2^-28.1) whose coefficients are immediates. t^2/2 enters the exponent as the exact
@@ -23,21 +22,14 @@
 #define ACTQ_ARITH_ACT_NCDF_H
 
 #include "src/arith/act_fexp.h"
+#include "src/arith/act_pieces.h"
 
 /* t is clamped to TAIL_MAX: GELU's x Q is below 2^-150 from -14.357 on */
 #define ACTQ_NCDF_TAIL_MAX_F 14.75f
 
-#if defined(__GNUC__)
-#  define ACTQ_NCDF_UNUSED __attribute__((unused)) /* not every includer calls GELU */
-#else
-#  define ACTQ_NCDF_UNUSED
-#endif
-
 /* ---- Q(t) on [0, 6] ---------------------------------------------------------------------- */
 
 #define ACTQ_NCDF_Q_T_MAX_F 6.0f
-#define ACTQ_NCDF_Q_NPIECE 16
-#define ACTQ_NCDF_Q_DEG 7
 #define ACTQ_NCDF_Q_A_F 0x1.1be024p-2f
 #define ACTQ_NCDF_Q_B_F 1.0f
 #define ACTQ_NCDF_Q_MID_INIT \
@@ -52,24 +44,7 @@
   {0x1.264b12p-10f, 0x1.58da34p-10f, -0x1.39cd8cp-10f, -0x1.265376p-10f, -0x1.59e09ap-12f, 0x1.c4a392p-14f, 0x1.946760p-13f, 0x1.2c2e02p-13f, 0x1.4dc7acp-14f, 0x1.3bcf66p-15f, 0x1.0b486cp-16f, 0x1.a1da12p-18f, 0x1.330994p-19f, 0x1.ab7f0ep-21f, 0x1.1d7970p-22f, 0x1.71dd56p-24f}, /* c6 */ \
   {0x1.1c5524p-11f, -0x1.ba4128p-11f, -0x1.0b0e66p-12f, 0x1.231926p-12f, 0x1.d3c5fcp-13f, 0x1.59c3e0p-14f, -0x1.401126p-19f, -0x1.0542e0p-15f, -0x1.b1c2dep-16f, -0x1.03891ep-16f, -0x1.ebea72p-18f, -0x1.ac3a40p-19f, -0x1.57b43ap-20f, -0x1.f71e04p-22f, -0x1.69fc50p-23f, -0x1.f9e2acp-25f}, /* c7 */ \
 }
-ACTQ_NCDF_UNUSED static const float actq_ncdf_q_mid_host[ACTQ_NCDF_Q_NPIECE] = ACTQ_NCDF_Q_MID_INIT;
-ACTQ_NCDF_UNUSED static const float actq_ncdf_q_coef_host[ACTQ_NCDF_Q_DEG + 1][ACTQ_NCDF_Q_NPIECE] =
-    ACTQ_NCDF_Q_COEF_INIT;
-/* CUDA device code cannot read host arrays, so under nvcc the tables are also defined in
- * device memory, from the same initializers, and read through the read-only data cache
- * (__ldg): the lanes of a warp read different pieces, which the constant cache would
- * serialize and L1 serves as one 64-byte row. ACTQ_NCDF_Q_LD reads an entry of the copy
- * that the compiling side sees. */
-#if defined(__CUDACC__)
-static __device__ const float actq_ncdf_q_mid_dev[ACTQ_NCDF_Q_NPIECE] = ACTQ_NCDF_Q_MID_INIT;
-static __device__ const float actq_ncdf_q_coef_dev[ACTQ_NCDF_Q_DEG + 1][ACTQ_NCDF_Q_NPIECE] =
-    ACTQ_NCDF_Q_COEF_INIT;
-#endif
-#if defined(__CUDA_ARCH__)
-#  define ACTQ_NCDF_Q_LD(table, ...) __ldg(&table##_dev __VA_ARGS__)
-#else
-#  define ACTQ_NCDF_Q_LD(table, ...) (table##_host __VA_ARGS__)
-#endif
+ACTQ_PIECES_TABLES(actq_ncdf_q, ACTQ_NCDF_Q_MID_INIT, ACTQ_NCDF_Q_COEF_INIT)
 
 /* the piece of t in [0, 6]: t (A t + B) < 15.99 there */
 ACTQ_HD int actq_ncdf_q_piece(float t) {
@@ -78,12 +53,8 @@ ACTQ_HD int actq_ncdf_q_piece(float t) {
 
 /* Q(t) = 1 - Phi(t) for t in [0, 6] */
 ACTQ_HD float actq_ncdf_q(float t) {
-  int i = actq_ncdf_q_piece(t);
-  float u = t - ACTQ_NCDF_Q_LD(actq_ncdf_q_mid, [i]);
-  float p = ACTQ_NCDF_Q_LD(actq_ncdf_q_coef, [ACTQ_NCDF_Q_DEG][i]);
-  for (int j = ACTQ_NCDF_Q_DEG - 1; j >= 0; j--)
-    p = fmaf(p, u, ACTQ_NCDF_Q_LD(actq_ncdf_q_coef, [j][i]));
-  return p;
+  return actq_pieces_poly(ACTQ_PIECES_TAB(actq_ncdf_q_mid), ACTQ_PIECES_TAB(actq_ncdf_q_coef),
+                          actq_ncdf_q_piece(t), t);
 }
 
 /* ---- H(t) = t Q(t) e^(t^2/2) on [6, 14.75] ------------------------------------------------ */

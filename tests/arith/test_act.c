@@ -92,12 +92,20 @@ static void build_inputs(void) {
       ACTQ_SOFTPLUS_PAIR_MAX_F, ACTQ_SOFTPLUS_LINEAR_F, ACTQ_SOFTPLUS_ZERO_F, ACTQ_CELU_LINEAR_F,
       ACTQ_MISH_X_MIN_F, ACTQ_MISH_X_MAX_F, ACTQ_MISH_NEG_SPLIT_F, ACTQ_SOFTSIGN_BIG_F};
   for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) push_around(&cap, named[i]);
-  /* GELU's central pieces: t (A t + B) = i, and their end */
-  for (int i = 1; i < ACTQ_NCDF_Q_NPIECE; i++) {
-    double a = ACTQ_NCDF_Q_A_F, b = ACTQ_NCDF_Q_B_F;
+  /* the central pieces' edges and ends: GELU's t (A t + B) = i, GELU_TANH's
+   * t (B + A t^2) = i (by bisection) */
+  for (int i = 1; i < ACTQ_PIECES_N; i++) {
+    double a = ACTQ_NCDF_Q_A_F, b = ACTQ_NCDF_Q_B_F, lo = 0, hi = ACTQ_GTANH_R_T_MAX_F;
     push_around(&cap, (float)((-b + sqrt(b * b + 4.0 * a * i)) / (2.0 * a)));
+    for (int k = 0; k < 60; k++) {
+      double m = (lo + hi) / 2;
+      if (m * (ACTQ_GTANH_R_B_F + ACTQ_GTANH_R_A_F * m * m) < i) lo = m;
+      else hi = m;
+    }
+    push_around(&cap, (float)lo);
   }
   push_around(&cap, ACTQ_NCDF_Q_T_MAX_F);
+  push_around(&cap, ACTQ_GTANH_R_T_MAX_F);
   for (int j = 0; j < 160; j++) push_around(&cap, (float)((j + 0.5) * 0.69314718055994531));
   for (int j = 0; j < 80; j++) push_around(&cap, (float)((j + 0.5) * 0.69314718055994531 / 2));
   /* the sqrt2 boundary of log1p's argument 1 + e^-|x| */
