@@ -19,7 +19,7 @@ and at --big elements (2^16): torch.ops.actq.quantize against the same C call ti
 (bench_cpu's quantize/f32/b2/n<big>/t1/cpu/real_time, when --bench-cpu names the binary; it links the
 library the package loaded when LD_LIBRARY_PATH points there) and from ctypes with its
 arguments prebuilt. Few-bit layers: actq.torch.nn.GELU(bits=2) / SiLU against
-torch.nn.GELU / SiLU (--layer-acts: also Sigmoid, Tanh), forward with grad enabled, and
+torch.nn.GELU / SiLU (--layer-acts: also Sigmoid, Tanh, GELU_TANH), forward with grad enabled, and
 forward + backward, at --layer-sizes,
 on the layer's default route and on each of --routes (functional.ROUTES: how y is made).
 
@@ -214,6 +214,7 @@ def main():
         # The layer on its default route (functional.ROUTES), then on each route by name:
         # what the default is chosen from.
         layers = {"gelu": ("GELU", torch.nn.GELU()), "silu": ("SiLU", torch.nn.SiLU()),
+                  "gelu_tanh": ("GELU(tanh)", torch.nn.GELU(approximate="tanh")),
                   "sigmoid": ("Sigmoid", torch.nn.Sigmoid()), "tanh": ("Tanh", torch.nn.Tanh())}
         for act in a.layer_acts.split(","):
             name, theirs = layers[act]

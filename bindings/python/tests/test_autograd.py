@@ -176,19 +176,19 @@ def test_both_routes_save_the_same_codes_and_give_their_own_y(device, dtype, act
 
 def test_default_route_by_device_dtype_and_activation():
     """CPU: PyTorch's activation for y, except where the library's kernel table makes the
-    fused layer faster (FUSED_CPU: Tanh from AVX2 on, SiLU and Sigmoid on AVX-512 in
-    float32 and bfloat16, GELU on AVX-512 in float32). CUDA: the fused kernels of their own
+    fused layer faster (FUSED_CPU: Tanh and GELU_TANH from AVX2 on, SiLU and Sigmoid on
+    AVX-512 in float32 and bfloat16, GELU on AVX-512 in float32). CUDA: the fused kernels of their own
     in float32 (one pass, modelled faster), PyTorch's in 16-bit types and for other
     activations."""
     from actq.enums import Activation as A
     from actq.torch import functional as AF
     isa = AF.cpu_isa()
     assert isa in ("avx512", "avx2", "scalar")
-    both = {A.SILU, A.SIGMOID, A.TANH}
+    both = {A.SILU, A.SIGMOID, A.TANH, A.GELU_TANH}
     assert AF.FUSED_CPU == {("avx512", torch.float32): both | {A.GELU},
                             ("avx512", torch.bfloat16): both,
-                            ("avx2", torch.float32): {A.TANH},
-                            ("avx2", torch.bfloat16): {A.TANH}}
+                            ("avx2", torch.float32): {A.TANH, A.GELU_TANH},
+                            ("avx2", torch.bfloat16): {A.TANH, A.GELU_TANH}}
     for dt in (torch.float32, torch.bfloat16, torch.float16):
         for act in A:
             fused = act in AF.FUSED_CPU.get((isa, dt), ())

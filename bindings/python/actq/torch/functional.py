@@ -141,16 +141,19 @@ ROUTES = {"cpu": "torch", "cuda": "torch"}
 # Sigmoid with the 16-lane activations of AVX-512: 1.10-1.59x against 1.27-1.88x (AVX2:
 # 2.6-3.8x against 1.1-1.7x; Zen 4). GELU float32 on AVX-512, with its central pieces
 # without the exponential: 0.86-1.45x against 1.16-1.55x (Zen 5); in bfloat16 the fused
-# GELU took 1.68-2.00x against 1.21-1.42x, and on AVX2 3.1-3.5x against 1.2-1.6x.
-_FUSED_CPU_BOTH = frozenset({_A.SILU, _A.SIGMOID, _A.TANH})
+# GELU took 1.68-2.00x against 1.21-1.42x, and on AVX2 3.1-3.5x against 1.2-1.6x. GELU_TANH
+# (its pieces likewise) against PyTorch's slow tanh-approximated GELU: 0.30-0.36x on
+# AVX-512 and 0.80-0.95x on AVX2, against 1.05-1.14x on the torch route.
+_FUSED_CPU_BOTH = frozenset({_A.SILU, _A.SIGMOID, _A.TANH, _A.GELU_TANH})
+_FUSED_CPU_AVX2 = frozenset({_A.TANH, _A.GELU_TANH})
 FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
              ("avx512", torch.bfloat16): _FUSED_CPU_BOTH,
-             ("avx2", torch.float32): frozenset({_A.TANH}),
-             ("avx2", torch.bfloat16): frozenset({_A.TANH})}
+             ("avx2", torch.float32): _FUSED_CPU_AVX2,
+             ("avx2", torch.bfloat16): _FUSED_CPU_AVX2}
 
 # Where the fused route is the default instead: (device type, dtype) -> the activations
 # whose fused kernel is predicted faster than PyTorch's activation plus the codes pass.
-# CUDA float32: the kernels of their own (cuda/fewbit_ops.cuh, with_y_act) model at 91-114%
+# CUDA float32: the kernels of their own (cuda/fewbit_ops.cuh, with_y_act) model at 91-95%
 # of the memory time of their 8.25 bytes an element (sm_90, scripts/cuda-model), against
 # the 12.25 bytes of the torch route's two passes; in bfloat16 the same instructions come
 # to 202-237% of 4.25 bytes, more than the torch route's 6.25, so bf16 stays on it.
