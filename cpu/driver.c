@@ -164,7 +164,9 @@ static actq_status cpu_fewbit_encode(actq_context *ctx, const actq_fewbit_job *j
   size_t nan;
   /* Built once per call, before the threads start, and only for kernels that read it
    * (the reference kernels search). Without memory the kernels search instead. */
-  if (st->kernels->fewbit_encode != actq_ref_fewbit_encode && job->table->bits >= LUT_MIN_BITS &&
+  const uint32_t lut_min_bits =
+      st->kernels->fewbit_code_lut_min_bits ? st->kernels->fewbit_code_lut_min_bits : LUT_MIN_BITS;
+  if (st->kernels->fewbit_encode != actq_ref_fewbit_encode && job->table->bits >= lut_min_bits &&
       job->n >= LUT_MIN_N && !(st->kernels->fewbit_no_code_lut & (1u << job->dtype))) {
     lut = (actq_fewbit_lut *)malloc(actq_fewbit_lut_size(job->table->bounds, job->table->bits));
     if (lut) actq_fewbit_lut_build(lut, job->table->bounds, job->table->bits);

@@ -25,6 +25,9 @@ typedef struct actq_cpu_kernels {
   /* The input dtypes (bit 1 << actq_dtype) whose fewbit_encode never reads a code_lut
    * (src/fewbit/code_lut.h), so that the driver builds none for them. */
   uint32_t fewbit_no_code_lut;
+  /* The narrowest width whose fewbit_encode reads a code_lut; 0: the driver's default
+   * (LUT_MIN_BITS). */
+  uint32_t fewbit_code_lut_min_bits;
 } actq_cpu_kernels;
 
 extern const actq_cpu_kernels actq_cpu_reference_kernels;

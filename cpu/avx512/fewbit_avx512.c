@@ -5,7 +5,8 @@
  * the l found so far and l becomes 2l + (that bound < x): levels 0-4 take their bound by
  * one vpermps from a 16-entry register, level 5 by vpermt2ps (32 bounds), levels 6 and 7
  * by 2 and 4 vpermt2ps and a tree of mask blends on l's high bits. No gather and no table
- * to build (the AVX2 kernel gathers from a 256 KiB code_lut past 5 bits); NaN compares
+ * to build up to 6 bits (7-8 bits gather from the driver's 256 KiB code_lut in the AVX2
+ * kernel, cheaper than levels 6 and 7 here); NaN compares
  * false at every level, so its code is 0 as the reference's. bf16 input at every width:
  * the same search on 16-bit keys, 32 lanes (fb_key_codes32), and no code_lut.
  *
@@ -291,7 +292,7 @@ static void fb_search_init(fb_search *sr, const actq_fewbit_job *job) {
   const uint32_t b = job->table->bits;
   sr->keys = job->dtype == ACTQ_BF16;
   if (sr->keys) fb_keys32_init(&sr->kt, job->table->bounds, b);
-  else if (!job->code_lut || b < 6) fb_tree16_init(&sr->tr, job->table->bounds, b);
+  else if (!job->code_lut) fb_tree16_init(&sr->tr, job->table->bounds, b);
 }
 
 #define ENCODE16_DT(B)                                                                     \
@@ -301,9 +302,9 @@ static void fb_search_init(fb_search *sr, const actq_fewbit_job *job) {
   default: return encode16_body(job, &sr->tr, i0, i1, range_end, ACTQ_BF16, B);                \
   }
 
-/* The codes of [i0, i1) (job->y is not written), by width; at 6-8 bits with the driver's
- * code_lut the AVX2 kernel, whose one gather a vector costs less than 3-4 more levels of
- * permutes and compares (all on one port on Intel). Out of line, as y16: scripts/cpu-model
+/* The codes of [i0, i1) (job->y is not written), by width; at 7-8 bits with the driver's
+ * code_lut (fewbit_code_lut_min_bits) the AVX2 kernel, whose one gather a vector costs less
+ * than the 10-16 permutes and blends of those levels (all on one port on Intel). Out of line, as y16: scripts/cpu-model
  * finds their loops by the function's name. */
 static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *job,
                                                        const fb_search *sr, size_t i0,
@@ -321,7 +322,7 @@ static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *jo
     default: return encode_keys32_body(job, &sr->kt, i0, i1, range_end, 8);
     }
   }
-  if (job->code_lut && job->table->bits >= 6) return actq_avx2_fewbit_encode(job, i0, i1);
+  if (job->code_lut) return actq_avx2_fewbit_encode(job, i0, i1); /* 7-8 bits: the table's */
   switch (job->table->bits) {
   case 1: ENCODE16_DT(1)
   case 2: ENCODE16_DT(2)

@@ -16,4 +16,8 @@ const actq_cpu_kernels actq_cpu_avx512_kernels = {
     .fewbit_encode = actq_avx512_fewbit_encode,
     .fewbit_backward = actq_avx512_fewbit_backward,
     .fewbit_no_code_lut = 1u << ACTQ_BF16, /* bf16 codes: 16-bit keys at every width */
+    /* f32 at 6 bits: the 16-lane search (6 permutes) beat the table's gathers, 19.5-20.4
+     * against 26.2-27.6 ms at 2^26 on one thread of a Zen 5 (docs/fewbit.md); 7-8 bits
+     * (16 permutes and blends) lost to them */
+    .fewbit_code_lut_min_bits = 7,
 };

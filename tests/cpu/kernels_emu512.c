@@ -13,4 +13,5 @@ const actq_cpu_kernels actq_cpu_emu512_kernels = {
     .fewbit_encode = actq_emu512_fewbit_encode,
     .fewbit_backward = actq_emu512_fewbit_backward,
     .fewbit_no_code_lut = 1u << ACTQ_BF16,
+    .fewbit_code_lut_min_bits = 7,
 };

@@ -250,12 +250,13 @@ Test(isa_equivalence, emulated_table_mirrors_avx512) {
                 e->fewbit_encode == actq_emu512_fewbit_encode,
             "the AVX-512 table's few-bit kernels changed: update tests/cpu/kernels_emu512.c");
   cr_assert(e->dequantize_groups == a->dequantize_groups && e->pack == a->pack &&
-                e->unpack == a->unpack && e->fewbit_no_code_lut == a->fewbit_no_code_lut,
+                e->unpack == a->unpack && e->fewbit_no_code_lut == a->fewbit_no_code_lut &&
+                e->fewbit_code_lut_min_bits == a->fewbit_code_lut_min_bits,
             "a slot of the AVX-512 table changed: update tests/cpu/kernels_emu512.c");
   cr_assert_eq(offsetof(actq_cpu_kernels, fewbit_no_code_lut),
                sizeof(const char *) + 6 * sizeof(void (*)(void)),
                "actq_cpu_kernels has new slots: compare them here");
-  cr_assert_eq(sizeof *e, offsetof(actq_cpu_kernels, fewbit_no_code_lut) + sizeof(void *),
+  cr_assert_eq(sizeof *e, offsetof(actq_cpu_kernels, fewbit_code_lut_min_bits) + sizeof(uint32_t),
                "actq_cpu_kernels has new slots: compare them here");
 }
 
