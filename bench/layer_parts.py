@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """layer_parts.py - where a few-bit GELU layer's forward (f32, 2 bits, training mode, grad
 enabled, 1 thread) spends its time against torch's nn.GELU on the same tensor: the layer,
-its autograd Function alone, the codes operator, the same codes through ctypes (the
+its autograd Function alone, the codes operator, the codes and y operator (the fused
+route's call), the same codes through ctypes (the
 kernel plus about 2 us of ctypes), at each size. Best of 5 runs of `calls` calls each.
 
   ACTQ_LIBRARY=build-test/libactq.so.0 PYTHONPATH=bindings/python \\
@@ -46,6 +47,7 @@ def main():
                 ("actq nn.GELU(bits=2)", lambda: m(x)),
                 ("its autograd Function", lambda: AF.FewbitActivation.apply(x, spec, None)),
                 ("codes operator", lambda: ops.fewbit_encode(spec, xd, with_y=False)),
+                ("codes and y operator", lambda: ops.fewbit_encode(spec, xd, with_y=True)),
                 ("codes through ctypes", lambda: kernels.fewbit_encode(st, xd, False, ctx))]
         base = None
         for name, f in rows:
