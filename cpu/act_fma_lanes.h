@@ -93,12 +93,15 @@ ACTQ_L_FN LV ACTQ_L(gelu_tail)(LV x) {
   return L_XOR(L_MUL(hs, L_SET(ACTQ_FEXP_2M64_F)), L_SET(-0.0f));
 }
 
+/* act.h's actq_act_x_cdf */
+ACTQ_L_FN LV ACTQ_L(x_cdf)(LV x, LV p) {
+  return L_MUL(x, L_SEL(L_LT(x, L_SET(0.0f)), p, L_SUB(L_SET(1.0f), p)));
+}
+
 /* the tail's form only for vectors that have a lane below -6 */
 ACTQ_L_FN LV ACTQ_L(gelu)(LV x) {
-  const LV t = L_MIN(L_ABS(x), L_SET(ACTQ_NCDF_Q_T_MAX_F));
-  const LV q = ACTQ_L(ncdf_q)(t);
+  const LV y = ACTQ_L(x_cdf)(x, ACTQ_L(ncdf_q)(L_MIN(L_ABS(x), L_SET(ACTQ_NCDF_Q_T_MAX_F))));
   const LM tail = L_LT(x, L_SET(-ACTQ_NCDF_Q_T_MAX_F));
-  const LV y = L_MUL(x, L_SEL(L_LT(x, L_SET(0.0f)), q, L_SUB(L_SET(1.0f), q)));
   /* expected false: the compiler lays the tail out of the loop that calls GELU */
   return __builtin_expect(L_ANY(tail), 0) ? L_SEL(tail, ACTQ_L(gelu_tail)(x), y) : y;
 }
@@ -134,10 +137,8 @@ ACTQ_L_FN LV ACTQ_L(gelu_tanh_tail)(LV x) {
 
 /* the tail's form only for vectors that have a lane below -5.5, as GELU's */
 ACTQ_L_FN LV ACTQ_L(gelu_tanh)(LV x) {
-  const LV t = L_MIN(L_ABS(x), L_SET(ACTQ_GTANH_R_T_MAX_F));
-  const LV r = ACTQ_L(gtanh_r)(t);
+  const LV y = ACTQ_L(x_cdf)(x, ACTQ_L(gtanh_r)(L_MIN(L_ABS(x), L_SET(ACTQ_GTANH_R_T_MAX_F))));
   const LM tail = L_LT(x, L_SET(-ACTQ_GTANH_R_T_MAX_F));
-  const LV y = L_MUL(x, L_SEL(L_LT(x, L_SET(0.0f)), r, L_SUB(L_SET(1.0f), r)));
   return __builtin_expect(L_ANY(tail), 0) ? L_SEL(tail, ACTQ_L(gelu_tanh_tail)(x), y) : y;
 }
 

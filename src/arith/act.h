@@ -92,6 +92,10 @@ ACTQ_COLD float actq_gelu_tail(float x) {
   return -(hs * ACTQ_FEXP_2M64_F);
 }
 
+/* x F(x) for a distribution function F symmetric about 0 whose upper tail at t = |x| is p:
+ * x (1 - p) for x >= 0 (1 - p >= 1/2: no cancellation), x p below. GELU and GELU_TANH. */
+ACTQ_HD float actq_act_x_cdf(float x, float p) { return x * (x < 0.0f ? p : 1.0f - p); }
+
 /* GELU(x) = x Phi(x) = x (1 - Q(t)) for x >= 0, x Q(t) below, t = |x| (act_ncdf.h).
  * - x >= -6: Q(t) from the central pieces, no exponential; t is clamped to 6, where
  *   Q < 2^-29 and 1 - Q rounds to 1, so x >= 6 (+Inf included) gives x, as the exact
@@ -103,8 +107,7 @@ ACTQ_COLD float actq_gelu_tail(float x) {
 ACTQ_HD float actq_act_gelu(float x) {
   float t = actq_act_min(actq_act_abs(x), ACTQ_NCDF_Q_T_MAX_F);
   float q = actq_ncdf_q(t);
-  if (x < -ACTQ_NCDF_Q_T_MAX_F) return actq_gelu_tail(x);
-  return x * (x < 0.0f ? q : 1.0f - q);
+  return x < -ACTQ_NCDF_Q_T_MAX_F ? actq_gelu_tail(x) : actq_act_x_cdf(x, q);
 }
 
 /* GELU_TANH(x) = x sigmoid(v), v = x (C1 + C3 x^2), by the exponential; right for every x,
@@ -143,8 +146,7 @@ ACTQ_COLD float actq_gelu_tanh_tail(float x) {
 ACTQ_HD float actq_act_gelu_tanh(float x) {
   float t = actq_act_min(actq_act_abs(x), ACTQ_GTANH_R_T_MAX_F);
   float r = actq_gtanh_r(t);
-  if (x < -ACTQ_GTANH_R_T_MAX_F) return actq_gelu_tanh_tail(x);
-  return x * (x < 0.0f ? r : 1.0f - r);
+  return x < -ACTQ_GTANH_R_T_MAX_F ? actq_gelu_tanh_tail(x) : actq_act_x_cdf(x, r);
 }
 
 /* sigmoid(x): e = e^-|x| = E 2^(k+64) 2^-64 from the FMA kernel (|x| clamped to 110,
