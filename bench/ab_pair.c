@@ -1,8 +1,12 @@
 /* ab_pair.c - paired A/B timing of two builds of libactq in one process.
  *
  * usage: ab_pair LIB_A LIB_B N THREADS CALLS KERNEL DTYPE BITS GROUP
- *   KERNEL: q (quantize, stochastic), n (quantize, nearest), d (dequantize to DTYPE)
- *   DTYPE:  0 f32, 1 f16, 2 bf16 (the input of quantize, the output of dequantize)
+ *   KERNEL: q (quantize, stochastic), n (quantize, nearest), d (dequantize to DTYPE),
+ *           c (fewbit_encode, GELU codes only), y (fewbit_encode with y),
+ *           b (fewbit_backward); the few-bit kernels take BITS as the table's width and
+ *           ignore GROUP
+ *   DTYPE:  0 f32, 1 f16, 2 bf16 (the input of quantize, the output of dequantize, the
+ *           few-bit kernels' x, y, grad_out and grad_in)
  *
  * Both libraries are dlopen'ed (RTLD_LOCAL: each keeps its own symbols and contexts) and
  * called in alternation, A B B A A B ..., on the same input, so that the slow drift of a
@@ -20,6 +24,7 @@
 #include <time.h>
 
 #include "actq.h"
+#include "fewbit.h"
 
 typedef actq_status (*create_fn)(actq_backend, actq_context **);
 typedef actq_status (*threads_fn)(actq_context *, int);
@@ -27,6 +32,14 @@ typedef actq_status (*quantize_fn)(actq_context *, const actq_layout *, actq_dty
                                    actq_rounding, uint64_t, uint64_t, void *, void *, void *);
 typedef actq_status (*dequantize_fn)(actq_context *, const actq_layout *, const void *,
                                      const void *, const void *, actq_dtype, void *);
+typedef actq_status (*table_fn)(fewbit_activation, float, uint32_t, const fewbit_options *,
+                                fewbit_table *);
+typedef actq_status (*encode_fn)(actq_context *, const fewbit_table *, size_t, actq_dtype,
+                                 const void *, void *, void *);
+typedef actq_status (*backward_fn)(actq_context *, const fewbit_table *, size_t, const void *,
+                                   actq_dtype, const void *, void *);
+
+static int is_fewbit(char kernel) { return kernel == 'c' || kernel == 'y' || kernel == 'b'; }
 
 static double now(void) {
   struct timespec t;
@@ -41,7 +54,7 @@ static int cmp_double(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   if (argc != 10) {
-    fprintf(stderr, "usage: %s LIB_A LIB_B N THREADS CALLS KERNEL(q|n|d) DTYPE BITS GROUP\n",
+    fprintf(stderr, "usage: %s LIB_A LIB_B N THREADS CALLS KERNEL(q|n|d|c|y|b) DTYPE BITS GROUP\n",
             argv[0]);
     return 2;
   }
@@ -57,12 +70,16 @@ int main(int argc, char **argv) {
   actq_context *ctx[2];
   quantize_fn quantize[2];
   dequantize_fn dequantize[2];
+  encode_fn encode[2];
+  backward_fn backward[2];
+  fewbit_table table;
   uint8_t *packed[2];
   float *gmin[2], *gscale[2];
   double *t[2], *ratio;
   int i, r;
 
-  if (calls < 1 || n == 0 || (kernel != 'q' && kernel != 'n' && kernel != 'd')) return 2;
+  if (calls < 1 || n == 0 || (kernel != 'q' && kernel != 'n' && kernel != 'd' && !is_fewbit(kernel)))
+    return 2;
   for (i = 0; i < 2; i++) {
     lib[i] = dlopen(argv[1 + i], RTLD_NOW | RTLD_LOCAL);
     if (!lib[i]) {
@@ -74,14 +91,25 @@ int main(int argc, char **argv) {
       return 1;
     quantize[i] = (quantize_fn)dlsym(lib[i], "actq_quantize");
     dequantize[i] = (dequantize_fn)dlsym(lib[i], "actq_dequantize");
+    encode[i] = (encode_fn)dlsym(lib[i], "fewbit_encode");
+    backward[i] = (backward_fn)dlsym(lib[i], "fewbit_backward");
+  }
+  if (is_fewbit(kernel) &&
+      ((table_fn)dlsym(lib[0], "fewbit_table_build"))(FEWBIT_GELU, 0.0f, bits, NULL, &table) !=
+          ACTQ_OK)
+    return 1;
+  if (is_fewbit(kernel)) { /* the outputs compared below: codes, or grad_in in packed */
+    packed_bytes = (n * bits + 7) / 8;
+    groups = 0;
   }
   if (actq_layout_sizes(&layout, &packed_bytes, &groups) != ACTQ_OK) return 1;
   {
-    uint8_t *x = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+    uint8_t *x = aligned_alloc(64, (n * 4 + 63) / 64 * 64), *codes = NULL;
     void *y = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
     size_t e;
     for (e = 0; e < n; e++) { /* a fixed pseudo-random pattern in [-0.5, 0.5) */
-      const float v = (float)((e * 2654435761u) % 100003u) / 100003.0f - 0.5f;
+      const float v = ((float)((e * 2654435761u) % 100003u) / 100003.0f - 0.5f) *
+                      (is_fewbit(kernel) ? 8.0f : 1.0f); /* GELU's codes: [-4, 4) */
       uint32_t u;
       memcpy(&u, &v, 4);
       if (es == 4) memcpy(x + 4 * e, &v, 4);
@@ -92,22 +120,33 @@ int main(int argc, char **argv) {
       }
     }
     for (i = 0; i < 2; i++) {
-      packed[i] = calloc(packed_bytes + 64, 1);
+      packed[i] = calloc((kernel == 'b' ? n * es : packed_bytes) + 64, 1);
       gmin[i] = calloc(groups, 4);
       gscale[i] = calloc(groups, 4);
       t[i] = malloc(sizeof(double) * (size_t)calls);
       /* dequantize reads a quantized stream: make it with the library under test */
-      if (quantize[i](ctx[i], &layout, dt, x, ACTQ_ROUND_NEAREST, 1, 0, packed[i], gmin[i],
+      if (!is_fewbit(kernel) &&
+          quantize[i](ctx[i], &layout, dt, x, ACTQ_ROUND_NEAREST, 1, 0, packed[i], gmin[i],
                       gscale[i]) != ACTQ_OK)
         return 1;
     }
     ratio = malloc(sizeof(double) * (size_t)calls);
+    if (kernel == 'b') { /* backward reads codes of x (library A's) and writes packed */
+      codes = calloc(packed_bytes + 64, 1);
+      if (encode[0](ctx[0], &table, n, dt, x, NULL, codes) != ACTQ_OK) return 1;
+      packed_bytes = n * es;
+    }
     for (r = -2; r < calls; r++) /* two rounds of warm-up */
       for (int k = 0; k < 2; k++) {
         const int which = (r & 1) ? 1 - k : k;
         const double t0 = now();
         const actq_status s =
-            kernel == 'd'
+            kernel == 'c' || kernel == 'y'
+                ? encode[which](ctx[which], &table, n, dt, x, kernel == 'y' ? y : NULL,
+                                packed[which])
+            : kernel == 'b'
+                ? backward[which](ctx[which], &table, n, codes, dt, x, packed[which])
+            : kernel == 'd'
                 ? dequantize[which](ctx[which], &layout, packed[which], gmin[which],
                                     gscale[which], dt, y)
                 : quantize[which](ctx[which], &layout, dt, x,
@@ -127,12 +166,13 @@ int main(int argc, char **argv) {
     }
     free(x);
     free(y);
+    free(codes);
   }
   for (r = 0; r < calls; r++) ratio[r] = t[0][r] / t[1][r];
   qsort(ratio, (size_t)calls, sizeof(double), cmp_double);
   for (i = 0; i < 2; i++) qsort(t[i], (size_t)calls, sizeof(double), cmp_double);
-  printf("%c dtype %d b%u G%u n %zu threads %d calls %d: A median %.3f ms (%.2f G elem/s), "
-         "fastest %.3f | B median %.3f ms (%.2f G elem/s), fastest %.3f | A/B median %.3f "
+  printf("%c dtype %d b%u G%u n %zu threads %d calls %d: A median %.4f ms (%.2f G elem/s), "
+         "fastest %.4f | B median %.4f ms (%.2f G elem/s), fastest %.4f | A/B median %.3f "
          "[quartiles %.3f %.3f]\n",
          kernel, (int)dt, bits, group, n, threads, calls, t[0][calls / 2] * 1e3,
          (double)n / t[0][calls / 2] / 1e9, t[0][0] * 1e3, t[1][calls / 2] * 1e3,

@@ -19,7 +19,9 @@ typedef struct actq_cpu_kernels {
   /* n codes into ceil(n*bits/8) bytes; returns nonzero when a code was >= 2^bits. */
   int (*pack)(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *out);
   void (*unpack)(uint32_t bits, size_t n, const uint8_t *in, uint8_t *codes);
-  /* Elements [i0, i1) (i0 a multiple of 8); encode returns how many x were NaN. */
+  /* Elements [i0, i1) (i0 a multiple of 8); encode returns nonzero when an x was NaN
+   * (the call's ACTQ_ERR_NONFINITE; a count is not needed, so the vector kernels keep one
+   * mask of the NaN lanes instead of counting them). */
   size_t (*fewbit_encode)(const actq_fewbit_job *job, size_t i0, size_t i1);
   void (*fewbit_backward)(const actq_fewbit_job *job, size_t i0, size_t i1);
   /* The input dtypes (bit 1 << actq_dtype) whose fewbit_encode never reads a code_lut

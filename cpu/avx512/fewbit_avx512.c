@@ -197,24 +197,33 @@ FB512_INLINE __m512i fb_codes16(const fb_tree16 *tr, uint32_t b, __m512 x) {
 
 /* The codes of [i0, i1), i1 <= range_end, the end of this thread's range; tr from
  * fb_tree16_init of the table. */
-FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *tr, size_t i0,
+FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *tree, size_t i0,
                                   size_t i1, size_t range_end, const actq_dtype dt,
                                   const uint32_t b) {
   /* bytes of the stream up to the range's end: store_pack32 may write ahead up to there
    * (later blocks of the range rewrite them), never into another thread's range */
   const size_t range_bytes = actq_stream_bytes(range_end, b);
-  size_t i = i0, nan = 0;
+  /* local copies: the code stores (bytes, which may alias anything) would otherwise make
+   * the loop reload the tree and the job's pointers after every store */
+  const fb_tree16 local = *tree, *tr = &local;
+  const void *const x = job->x;
+  uint8_t *const codes = job->codes;
+  size_t i = i0;
+  /* -1 in the lanes where x0 or x1 was NaN in some vector: a vector register, because a
+   * mask accumulator went through a general register every iteration (gcc 12) */
+  __m512i nan = _mm512_setzero_si512();
   for (; i + 32 <= i1; i += 32) {
-    const __m512 x0 = fb_load16(job->x, dt, i), x1 = fb_load16(job->x, dt, i + 16);
+    const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
     const __m256i bytes = _mm256_inserti128_si256(
         _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(tr, b, x0))),
         _mm512_cvtepi32_epi8(fb_codes16(tr, b, x1)), 1);
-    nan += (size_t)__builtin_popcount(_mm512_cmp_ps_mask(x0, x0, _CMP_UNORD_Q)) +
-           (size_t)__builtin_popcount(_mm512_cmp_ps_mask(x1, x1, _CMP_UNORD_Q));
-    actq_avx2_store_pack32(job->codes + (i / 8) * b, actq_avx2_pack32(bytes, b), b, 4 * b,
+    nan = _mm512_mask_mov_epi32(nan, _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q),
+                                _mm512_set1_epi32(-1));
+    actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(bytes, b), b, 4 * b,
                            range_bytes - (i / 8) * b);
   }
-  return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
+  return (_mm512_test_epi32_mask(nan, nan) != 0) +
+         (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
 }
 
 /* bf16 codes at every width: 32 elements a vector as 16-bit keys (cpu/bf16_keys.h), the
@@ -266,15 +275,17 @@ FB512_INLINE __m512i fb_key_codes32(const fb_keys32 *kt, uint32_t b, __m512i h, 
 }
 
 /* The bf16 codes of [i0, i1), i1 <= range_end (as encode16_body) */
-FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys32 *kt,
+FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys32 *keys,
                                        size_t i0, size_t i1, size_t range_end,
                                        const uint32_t b) {
   const size_t range_bytes = actq_stream_bytes(range_end, b);
-  const uint16_t *x = (const uint16_t *)job->x;
+  const fb_keys32 local = *keys, *kt = &local; /* as encode16_body's copies */
+  const uint16_t *const x = (const uint16_t *)job->x;
+  uint8_t *const codes = job->codes;
   size_t i = i0, nan = 0;
   for (; i + 32 <= i1; i += 32) {
     const __m512i c = fb_key_codes32(kt, b, _mm512_loadu_si512((const void *)(x + i)), &nan);
-    actq_avx2_store_pack32(job->codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
+    actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
                            b, 4 * b, range_bytes - (i / 8) * b);
   }
   return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
