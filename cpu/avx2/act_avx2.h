@@ -305,14 +305,28 @@ ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_leaky_relu(float slope, __m256 x) {
 #define ACTQ_AVX2_ACT_CASE(a, name) case a: y = actq_avx2_act_##name(x); break;
 #define ACTQ_AVX2_ACT_CASE_P(a, name) case a: y = actq_avx2_act_##name(param, x); break;
 
-/* actq_act_forward on 8 lanes: same results lane for lane */
-ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_forward(int act, float param, __m256 x) {
+/* The activation before any NaN handling (an unknown one: NaN) */
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_raw(int act, float param, __m256 x) {
   __m256 y;
   switch (act) {
   ACTQ_ACT_FORWARDS(ACTQ_AVX2_ACT_CASE, ACTQ_AVX2_ACT_CASE_P)
-  default: return _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS));
+  default: y = _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS)); break;
   }
+  return y;
+}
+
+/* actq_act_forward on 8 lanes: same results lane for lane */
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_act_forward(int act, float param, __m256 x) {
   return actq_avx2_act_sel(_mm256_cmp_ps(x, x, _CMP_UNORD_Q),
+                           _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS)),
+                           actq_avx2_act_raw(act, param, x));
+}
+
+/* actq_fewbit_forward on 8 lanes (y with every NaN canonical): a NaN x or a NaN y is
+ * the canonical NaN, found by one compare of x with y */
+ACTQ_AVX2_ACT_FN __m256 actq_avx2_fewbit_forward(int act, float param, __m256 x) {
+  const __m256 y = actq_avx2_act_raw(act, param, x);
+  return actq_avx2_act_sel(_mm256_cmp_ps(x, y, _CMP_UNORD_Q),
                            _mm256_castsi256_ps(_mm256_set1_epi32((int)ACTQ_F32_QNAN_BITS)), y);
 }
 

@@ -109,7 +109,7 @@ static __attribute__((noinline)) void store_y32(const actq_fewbit_job *job, actq
   int j;
   for (j = 0; j < 4; j++)
     actq_avx2_store8_nt(job->y, dt, i + 8 * (size_t)j,
-                        actq_avx2_canonical_nan(actq_avx2_act_forward((int)t->activation, t->param, x[j])),
+                        actq_avx2_fewbit_forward((int)t->activation, t->param, x[j]),
                         nt);
 }
 

@@ -63,27 +63,34 @@ ACTQ_AVX512_ACT_FN __m512 actq_avx512_act_with_sign(__m512 a, __m512 s) {
   X(ACTQ_ACT_GELU, gelu) X(ACTQ_ACT_GELU_TANH, gelu_tanh) X(ACTQ_ACT_SILU, silu)         \
   X(ACTQ_ACT_SIGMOID, sigmoid) X(ACTQ_ACT_TANH, tanh)
 
-/* NaN lanes of v -> the canonical quiet NaN, as the scalar code writes it. */
-ACTQ_AVX512_ACT_FN __m512 actq_avx512_canonical_nan(__m512 v) {
-  return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                            actq_avx512_act_bits(ACTQ_F32_QNAN_BITS));
-}
+#define ACTQ_AVX512_ACT_CASE(a, name) case a: return actq_avx512_act_##name(x);
 
-#define ACTQ_AVX512_ACT_CASE(a, name) case a: y = actq_avx512_act_##name(x); break;
-
-/* actq_act_forward on 16 lanes: same results lane for lane */
-ACTQ_AVX512_ACT_FN __m512 actq_avx512_act_forward(int act, float param, __m512 x) {
-  __m512 y;
+/* The activation before any NaN handling: the 16-lane forms, or the AVX2 twin's on each
+ * half */
+ACTQ_AVX512_ACT_FN __m512 actq_avx512_act_raw(int act, float param, __m512 x) {
   switch (act) {
   ACTQ_AVX512_ACTS(ACTQ_AVX512_ACT_CASE)
   default: {
-    const __m256 lo = actq_avx2_act_forward(act, param, _mm512_castps512_ps256(x));
-    const __m256 hi = actq_avx2_act_forward(
+    const __m256 lo = actq_avx2_act_raw(act, param, _mm512_castps512_ps256(x));
+    const __m256 hi = actq_avx2_act_raw(
         act, param, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
     return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
   }
   }
-  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q),
+}
+
+/* actq_act_forward on 16 lanes: same results lane for lane */
+ACTQ_AVX512_ACT_FN __m512 actq_avx512_act_forward(int act, float param, __m512 x) {
+  return _mm512_mask_mov_ps(actq_avx512_act_raw(act, param, x),
+                            _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q),
+                            actq_avx512_act_bits(ACTQ_F32_QNAN_BITS));
+}
+
+/* actq_fewbit_forward on 16 lanes (y with every NaN canonical): a NaN x or a NaN y is
+ * the canonical NaN, found by one compare of x with y instead of one of each */
+ACTQ_AVX512_ACT_FN __m512 actq_avx512_fewbit_forward(int act, float param, __m512 x) {
+  const __m512 y = actq_avx512_act_raw(act, param, x);
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q),
                             actq_avx512_act_bits(ACTQ_F32_QNAN_BITS));
 }
 

@@ -349,17 +349,17 @@ static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *jo
 /* ---- y ------------------------------------------------------------------------------- */
 
 /* y of [i0, i1), a multiple of 16 elements: activation `act` (ACTQ_AVX512_ACTS; any other
- * number runs actq_avx512_act_forward's AVX2 halves), NaN results canonical. Inlined with
+ * number runs actq_avx512_act_raw's AVX2 halves), NaN results canonical. Inlined with
  * constant act and dt, so that each loop keeps its constants (GELU's coefficient rows) in
  * registers. */
 FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int act,
                            const actq_dtype dt, const int nt) {
   const float param = job->table->param;
+  const void *const x = job->x; /* locals: the stores of y would force reloads */
+  void *const y = job->y;
   size_t i;
   for (i = i0; i < i1; i += 16)
-    fb_store16(job->y, dt, i,
-               actq_avx512_canonical_nan(actq_avx512_act_forward(act, param, fb_load16(job->x, dt, i))),
-               nt);
+    fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, fb_load16(x, dt, i)), nt);
 }
 
 /* bf16: 32 elements an iteration, so that one vpackusdw narrows them (two vpmovdw
@@ -367,13 +367,15 @@ FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, con
 FB512_INLINE void y32_bf16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int act,
                                 const int nt) {
   const float param = job->table->param;
+  const void *const x = job->x; /* as y16_body */
+  void *const y = job->y;
   size_t i;
   for (i = i0; i + 32 <= i1; i += 32) {
     __m512 lo, hi;
-    fb_load32_bf16(job->x, i, &lo, &hi);
-    fb_store32_bf16(job->y, i,
-                    actq_avx512_canonical_nan(actq_avx512_act_forward(act, param, lo)),
-                    actq_avx512_canonical_nan(actq_avx512_act_forward(act, param, hi)), nt);
+    fb_load32_bf16(x, i, &lo, &hi);
+    fb_store32_bf16(y, i,
+                    actq_avx512_fewbit_forward(act, param, lo),
+                    actq_avx512_fewbit_forward(act, param, hi), nt);
   }
   if (i < i1) y16_body(job, i, i1, act, ACTQ_BF16, nt);
 }
