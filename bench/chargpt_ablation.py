@@ -22,6 +22,17 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
   "2-bit attention 8-bit"      the same at 8 bits
   "2-bit layernorm exact"      every LayerNorm saves its input exact (inner identity hook)
   "2-bit layernorm and attention exact"  both
+  "2-bit linear exact"         every block's Linear keeps its input exact (the 2-bit
+                               setting's gap that the linear inputs hold, at most)
+  "2-bit linear nearest"       the Linear inputs rounded to nearest (biased, half the
+                               squared error of stochastic rounding)
+  "2-bit linear channels"      the Linear inputs quantized per feature: [N, d] as d rows
+                               of N positions, so each group of 256 holds one feature's
+                               values at 256 positions, not one position's 64 features
+  "2-bit head exact"           the final LayerNorm and the head Linear keep their inputs
+                               exact (the loss head's own log-softmax is fp32 in every
+                               setting)
+  "2-bit attention 4-bit linear nearest"  both of those rows' changes
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
 
@@ -95,6 +106,49 @@ class Hadamard(at.Quantizer):
             return y
         m = self._mat(n, y.device, y.dtype)
         return (y.reshape(-1, n) @ m).reshape(y.shape)  # (H D)^T y
+
+
+class LinearInputs(at.Quantizer):
+    """The 2-bit Quantizer of the outer hooks, except for what the blocks' Linear layers
+    save (their input; the weight is a parameter the hooks keep): "exact" keeps it,
+    "nearest" rounds it to nearest, "channels" quantizes it per feature (the [N, d] input
+    as d rows of N, transposed back when backward needs it). The meter counts all of it
+    as the outer hooks see it."""
+
+    def __init__(self, mode, model, *a, **kw):
+        super().__init__(*a, **kw)
+        self.mode, self.inside = mode, False
+        self.nearest = at.Quantizer(*a, rounding="nearest", **kw) if mode == "nearest" else None
+        for block in model.blocks:
+            for m in block.modules():
+                if isinstance(m, torch.nn.Linear):
+                    m.forward = self._marked(m.forward)
+
+    def _marked(self, forward):
+        def marked(*args, **kw):
+            self.inside = True
+            try:
+                return forward(*args, **kw)
+            finally:
+                self.inside = False
+        return marked
+
+    def compress(self, x, rows=None):
+        if not self.inside:
+            return super().compress(x, rows)
+        if self.mode == "exact":
+            return x
+        if self.mode == "nearest":
+            return self.nearest.compress(x, rows)
+        d = x.shape[-1]
+        q = super().compress(x.detach().reshape(-1, d).t().contiguous(), d)
+        q.channels = tuple(x.shape)
+        return q
+
+    def decompress(self, q):
+        y = super().decompress(q)  # the rounding does not change how codes decode
+        shape = getattr(q, "channels", None)
+        return y if shape is None else y.t().contiguous().reshape(shape)
 
 
 class SavedSoftmax(torch.autograd.Function):
@@ -211,6 +265,12 @@ def layernorm_setting(attention_exact):
     return make
 
 
+def head_exact(model, q):
+    exact_module(model.ln)
+    exact_module(model.head)
+    return q
+
+
 MODEL_VARIANTS = {
     "2-bit softmax2": attention_setting("two draws"),
     "2-bit softmax exact": attention_setting("exact"),
@@ -221,6 +281,12 @@ MODEL_VARIANTS = {
     "2-bit attention 8-bit": attention_setting("one draw", bits=8),
     "2-bit layernorm exact": layernorm_setting(False),
     "2-bit layernorm and attention exact": layernorm_setting(True),
+    "2-bit linear exact": lambda seed, model: LinearInputs("exact", model, 2, seed=seed),
+    "2-bit linear nearest": lambda seed, model: LinearInputs("nearest", model, 2, seed=seed),
+    "2-bit linear channels": lambda seed, model: LinearInputs("channels", model, 2, seed=seed),
+    "2-bit head exact": lambda seed, model: head_exact(model, at.Quantizer(2, seed=seed)),
+    "2-bit attention 4-bit linear nearest": lambda seed, model: attention_setting(
+        "one draw", bits=4)(seed, model) and LinearInputs("nearest", model, 2, seed=seed),
 }
 
 VARIANTS = {

@@ -9,7 +9,8 @@ each position by its ||dL/dlogits||^2 at the window's previous visit (ActNN's gr
 factor). The adaptive settings give each saved tensor its own width (GACT's AutoPrecision,
 re-measured every --refresh-every steps, outside the timed step; the time it takes is
 reported apart). The loss head (cross-entropy, whose saved log-softmax feeds exp() in backward)
-runs outside the compressed block unless --compress-loss.
+runs outside the compressed block unless --compress-loss (its log-softmax quantized) or
+--loss-bits B (actq.torch.functional.cross_entropy: the probabilities at B bits, unbiased).
 
     python3 train_chargpt.py                     # full run -> docs/training/chargpt.json
     python3 train_chargpt.py --ddp 2 --settings fp32,2-bit   # -> chargpt-ddp.json
@@ -155,6 +156,8 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
     grad_norm2 = torch.ones(len(train_w), a.block, dtype=torch.float64) if per_sample else None
     meter = at.SavedTensorMeter()
     steps = stepmeter.StepMeter(a.device)
+    loss_q = (at.Quantizer(a.loss_bits, seed=rank_seed(a.seed, rank) + 7919)
+              if a.loss_bits else None)
     if a.softmax_fp32:
         for block in model.blocks:
             block.plain = meter.counting
@@ -168,6 +171,9 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
             logits = net(x)
             if a.compress_loss:
                 return logits, F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+            if loss_q is not None:
+                return logits, at.functional.cross_entropy(logits.reshape(-1, vocab),
+                                                           y.reshape(-1), loss_q)
         # The loss head outside the block: its saved log-softmax stays fp32 (counted by
         # the meter all the same).
         with meter.counting():
@@ -311,6 +317,9 @@ def add_model_arguments(ap):
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--compress-loss", action="store_true",
                     help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
+    ap.add_argument("--loss-bits", type=int, default=0, metavar="B",
+                    help="the loss head inside the compressed block, keeping its softmax "
+                         "probabilities at B bits (chargpt-loss<B>.json)")
     ap.add_argument("--softmax-fp32", action="store_true",
                     help="keep attention's softmax (and the v it multiplies) in fp32 "
                          "(chargpt-softmax-fp32.json)")
@@ -346,6 +355,7 @@ def main():
     name = ("chargpt-loss-compressed" if a.compress_loss else
             "chargpt-softmax-fp32" if a.softmax_fp32 else "chargpt")
     name += "-gelu%d" % a.gelu_bits if a.gelu_bits else ""
+    name += "-loss%d" % a.loss_bits if a.loss_bits else ""
     name += "-ddp" if a.ddp > 1 else ""
     name += ".json" if a.device == "cpu" else "-%s.json" % a.device
     common.write_results(os.path.join(a.out, name),

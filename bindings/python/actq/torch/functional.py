@@ -2,7 +2,10 @@
 
 - linear, conv2d: the input, quantized by a Quantizer (the weight is the model's own);
 - fewbit_activation: one few-bit code per element (Few-Bit Backward); with the exact 1-bit
-  ReLU table that is ReLU's 1-bit mask, and GELU/SiLU/... get an optimal 2..8-bit table.
+  ReLU table that is ReLU's 1-bit mask, and GELU/SiLU/... get an optimal 2..8-bit table;
+- cross_entropy: the softmax probabilities, quantized by a Quantizer: the loss's backward
+  is linear in them, so unbiased codes give an unbiased gradient (PyTorch's keeps the
+  float log-softmax, which its backward passes through exp()).
 What they save goes through save_for_backward as uint8 tensors (metadata viewed as bytes),
 so saved-tensor hooks see them: a SavedTensorMeter counts them and
 compressed_saved_tensors leaves them alone.
@@ -224,6 +227,69 @@ class FewbitActivation(torch.autograd.Function):
 
 def linear(x, weight, bias, quantizer):
     return CompressedLinear.apply(x, weight, bias, quantizer.compress(x))
+
+
+class CompressedCrossEntropy(torch.autograd.Function):
+    """F.cross_entropy of logits [N, C] and class indices target [N] whose backward takes
+    the probabilities P from their quantization q: d loss / d logits = (P - T) * w, with
+    T = (1 - eps) onehot(target) + eps / C and w the reduction's row weights (0 for rows
+    whose target is ignore_index)."""
+
+    @staticmethod
+    def forward(ctx, logits, logp, target, q, reduction, ignore_index, label_smoothing):
+        ctx.conf = (reduction, ignore_index, label_smoothing, logits.dtype)
+        _save_quantized(ctx, q, target)
+        # logp is a log-softmax, so its own cross-entropy (log_softmax(logp) = logp) is the
+        # loss of the logits, label smoothing included
+        loss = F.cross_entropy(logp, target, reduction=reduction, ignore_index=ignore_index,
+                               label_smoothing=label_smoothing)
+        return loss.to(logits.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        q, (target,) = _load_quantized(ctx)
+        reduction, ignore_index, eps, dtype = ctx.conf
+        p = ops.dequantize(q).float()
+        n, c = p.shape
+        valid = target != ignore_index
+        t = torch.zeros_like(p)
+        t.scatter_(1, torch.where(valid, target, 0).unsqueeze(1), 1.0 - eps)
+        if eps:
+            t += eps / c
+        w = valid.to(p.dtype)
+        if reduction == "mean":
+            w = w / valid.sum().clamp(min=1)
+        g = g.float()
+        scale = w * g if reduction == "none" else w * g.reshape(())
+        return ((p - t) * scale.unsqueeze(1)).to(dtype), None, None, None, None, None, None
+
+
+def cross_entropy(logits, target, quantizer, reduction="mean", ignore_index=-100,
+                  label_smoothing=0.0):
+    """F.cross_entropy(logits, target) (logits [N, C] or [C], target class indices, no
+    class weights) that keeps for backward the probabilities softmax(logits), compressed
+    by `quantizer`, and the targets; unbiased when the quantizer's rounding is.
+
+    The point is the loss head: PyTorch keeps its float log-softmax (N x C floats, often
+    the largest single tensor of a language model's step) and a quantized log-softmax
+    biases the gradient through exp(); the probabilities at a few bits do not."""
+    if reduction not in ("mean", "sum", "none"):
+        rules.refuse("reduction", reduction, "'mean', 'sum' or 'none'")
+    if not 0.0 <= float(label_smoothing) <= 1.0:
+        rules.refuse("label_smoothing", label_smoothing, "in [0, 1]")
+    if target.dtype.is_floating_point:
+        raise TypeError("target must hold class indices, not probabilities")
+    if logits.dim() == 1:
+        out = cross_entropy(logits.unsqueeze(0), target.reshape(1), quantizer, reduction,
+                            ignore_index, label_smoothing)
+        return out.reshape(()) if reduction == "none" else out
+    if logits.dim() != 2 or target.dim() != 1 or target.shape[0] != logits.shape[0]:
+        raise ValueError("cross_entropy takes logits [N, C] and class indices [N], got %s and "
+                         "%s" % (tuple(logits.shape), tuple(target.shape)))
+    logp = torch.log_softmax(logits.detach().float(), dim=1)
+    q = quantizer.compress(logp.exp())
+    return CompressedCrossEntropy.apply(logits, logp, target, q, reduction, ignore_index,
+                                        float(label_smoothing))
 
 
 def conv2d(x, weight, bias, quantizer, stride=1, padding=0, dilation=1, groups=1):

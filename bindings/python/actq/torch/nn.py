@@ -41,6 +41,29 @@ class Conv2d(nn.Conv2d):
         return super().forward(x)
 
 
+class CrossEntropyLoss(nn.Module):
+    """nn.CrossEntropyLoss (class indices, no class weights) whose backward keeps the
+    softmax probabilities at `bits` (functional.cross_entropy): the loss head can then sit
+    inside the compressed part of a model without the bias a quantized log-softmax gives.
+    Compresses whenever gradients are enabled (a loss module has no training mode of its
+    own to follow)."""
+
+    def __init__(self, bits=4, quantizer=None, reduction="mean", ignore_index=-100,
+                 label_smoothing=0.0):
+        super().__init__()
+        self.quantizer = quantizer or Quantizer(bits)
+        self.reduction, self.ignore_index = reduction, ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, logits, target):
+        if torch.is_grad_enabled() and logits.requires_grad:
+            return AF.cross_entropy(logits, target, self.quantizer, self.reduction,
+                                    self.ignore_index, self.label_smoothing)
+        return F.cross_entropy(logits, target, reduction=self.reduction,
+                               ignore_index=self.ignore_index,
+                               label_smoothing=self.label_smoothing)
+
+
 class FewbitActivation(nn.Module):
     """A pointwise activation whose backward keeps a `bits`-bit code per element."""
 
