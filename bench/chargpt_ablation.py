@@ -33,6 +33,12 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
                                exact (the loss head's own log-softmax is fp32 in every
                                setting)
   "2-bit attention 4-bit linear nearest"  both of those rows' changes
+  "2-bit nearest"              every saved tensor rounded to nearest (biased)
+  "2-bit attention op 4-bit"   each block's attention through the library's
+                               functional.attention: q, k at 2 bits, v and one copy of P at 4
+  "2-bit attention op 4-bit linear nearest"  that and the Linear inputs rounded to nearest
+  "2-bit attention op 4-bit linear nearest bf16meta"  the same with bf16 group metadata
+  "2-bit attention 4-bit nearest"  attention's saves at 4 bits, everything rounded to nearest
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
 
@@ -228,12 +234,13 @@ def attention_variant(q, softmax, av=None):
     return attention
 
 
-def attention_setting(softmax, av=None, bits=None):
+def attention_setting(softmax, av=None, bits=None, rounding="stochastic"):
     """The 2-bit quantizer, with each block's attention as attention_variant says; bits:
-    attention's own quantizer of that width for the softmax and P @ V."""
+    attention's own quantizer of that width for the softmax and P @ V; rounding: both
+    quantizers'."""
     def make(seed, model):
-        q = at.Quantizer(2, seed=seed)
-        qa = at.Quantizer(bits, seed=seed + 1) if bits else q
+        q = at.Quantizer(2, seed=seed, rounding=rounding)
+        qa = at.Quantizer(bits, seed=seed + 1, rounding=rounding) if bits else q
         for block in model.blocks:
             block.attention = types.MethodType(
                 attention_variant(qa, softmax, qa if bits else av), block)
@@ -265,6 +272,28 @@ def layernorm_setting(attention_exact):
     return make
 
 
+def attention_op(qpv, qqk):
+    """Block.attention through actq.torch.functional.attention (the library's op)."""
+    def attention(self, x):
+        b, t, d = x.shape
+        qq, k, v = self.qkv(x).split(d, dim=2)
+        qq, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (qq, k, v))
+        z = at.functional.attention(qq, k, v, qpv, qk_quantizer=qqk, causal=True)
+        return self.proj(z.transpose(1, 2).reshape(b, t, d))
+    return attention
+
+
+def attention_op_setting(linear=None, meta_dtype="f32"):
+    def make(seed, model):
+        kw = dict(seed=seed, meta_dtype=meta_dtype)
+        q = LinearInputs(linear, model, 2, **kw) if linear else at.Quantizer(2, **kw)
+        qpv = at.Quantizer(4, seed=seed + 1, meta_dtype=meta_dtype)
+        for block in model.blocks:
+            block.attention = types.MethodType(attention_op(qpv, q), block)
+        return q
+    return make
+
+
 def head_exact(model, q):
     exact_module(model.ln)
     exact_module(model.head)
@@ -287,6 +316,10 @@ MODEL_VARIANTS = {
     "2-bit head exact": lambda seed, model: head_exact(model, at.Quantizer(2, seed=seed)),
     "2-bit attention 4-bit linear nearest": lambda seed, model: attention_setting(
         "one draw", bits=4)(seed, model) and LinearInputs("nearest", model, 2, seed=seed),
+    "2-bit attention 4-bit nearest": attention_setting("one draw", bits=4, rounding="nearest"),
+    "2-bit attention op 4-bit": attention_op_setting(),
+    "2-bit attention op 4-bit linear nearest": attention_op_setting("nearest"),
+    "2-bit attention op 4-bit linear nearest bf16meta": attention_op_setting("nearest", "bf16"),
 }
 
 VARIANTS = {
@@ -294,6 +327,7 @@ VARIANTS = {
     "2-bit hadamard nonzero": lambda seed: Hadamard(2, seed=seed, keep_zeros=True),
     "2-bit rows1": lambda seed: AcrossRows(2, seed=seed),
     "2-bit bf16meta": lambda seed: at.Quantizer(2, seed=seed, meta_dtype="bf16"),
+    "2-bit nearest": lambda seed: at.Quantizer(2, seed=seed, rounding="nearest"),
     "2-bit rows1 bf16meta": lambda seed: AcrossRows(2, seed=seed, meta_dtype="bf16"),
 }
 for _name in list(VARIANTS) + list(MODEL_VARIANTS):

@@ -3,6 +3,7 @@
 - linear, conv2d: the input, quantized by a Quantizer (the weight is the model's own);
 - fewbit_activation: one few-bit code per element (Few-Bit Backward); with the exact 1-bit
   ReLU table that is ReLU's 1-bit mask, and GELU/SiLU/... get an optimal 2..8-bit table;
+- attention: q, k, v and one copy of the probabilities, each quantized;
 - cross_entropy: the softmax probabilities, quantized by a Quantizer: the loss's backward
   is linear in them, so unbiased codes give an unbiased gradient (PyTorch's keeps the
   float log-softmax, which its backward passes through exp()).
@@ -28,25 +29,34 @@ _assume_constant_result = getattr(getattr(torch, "compiler", None), "assume_cons
 
 
 def _save_quantized(ctx, q, *others):
-    """Saves q's buffers as uint8 tensors, its shape fields on ctx."""
-    tensors = [q.packed, q.group_min.view(torch.uint8), q.group_scale.view(torch.uint8)]
-    if q.row_bits is not None:
-        tensors.append(q.row_bits)
-    ctx.q_fields = (q.rows, q.cols, q.group_size, q.bits, q.meta_dtype, q.shape, q.dtype,
-                    q.row_bits is not None)
+    """Saves q's buffers (q: a Quantized or a list of them) as uint8 tensors, their shape
+    fields on ctx."""
+    qs = q if isinstance(q, list) else [q]
+    tensors, fields = [], []
+    for one in qs:
+        tensors += [one.packed, one.group_min.view(torch.uint8),
+                    one.group_scale.view(torch.uint8)]
+        if one.row_bits is not None:
+            tensors.append(one.row_bits)
+        fields.append((one.rows, one.cols, one.group_size, one.bits, one.meta_dtype, one.shape,
+                       one.dtype, one.row_bits is not None))
+    ctx.q_fields = (isinstance(q, list), fields)
     ctx.save_for_backward(*tensors, *others)
 
 
 def _load_quantized(ctx):
-    """(Quantized, the other saved tensors)."""
-    rows, cols, group_size, bits, meta_dtype, shape, dtype, has_rb = ctx.q_fields
+    """(the Quantized or the list of them, the other saved tensors)."""
+    is_list, fields = ctx.q_fields
     saved = ctx.saved_tensors
-    n = 4 if has_rb else 3
-    packed, gmin, gscale = saved[:3]
-    mt = ACTQ_TO_TORCH[meta_dtype]
-    q = Quantized(packed, gmin.view(mt), gscale.view(mt), saved[3] if has_rb else None, rows,
-                  cols, group_size, bits, meta_dtype, shape, dtype)
-    return q, saved[n:]
+    qs, n = [], 0
+    for rows, cols, group_size, bits, meta_dtype, shape, dtype, has_rb in fields:
+        packed, gmin, gscale = saved[n:n + 3]
+        mt = ACTQ_TO_TORCH[meta_dtype]
+        qs.append(Quantized(packed, gmin.view(mt), gscale.view(mt),
+                            saved[n + 3] if has_rb else None, rows, cols, group_size, bits,
+                            meta_dtype, shape, dtype))
+        n += 4 if has_rb else 3
+    return (qs if is_list else qs[0]), saved[n:]
 
 
 # The functions take the input already compressed (q, by the caller): the quantizer's
@@ -262,6 +272,52 @@ class CompressedCrossEntropy(torch.autograd.Function):
         g = g.float()
         scale = w * g if reduction == "none" else w * g.reshape(())
         return ((p - t) * scale.unsqueeze(1)).to(dtype), None, None, None, None, None, None
+
+
+class CompressedAttention(torch.autograd.Function):
+    """softmax(q k^T * scale (+ causal mask)) v, keeping q, k, v and one copy of the
+    probabilities P, each quantized: where autograd keeps P twice (the softmax's output
+    and the input of P @ v), as the float tensors the hooks then quantize apart."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, p, cq, ck, cv, cp, scale):
+        ctx.scale = scale
+        _save_quantized(ctx, [cq, ck, cv, cp])
+        return p @ v
+
+    @staticmethod
+    def backward(ctx, gz):
+        (cq, ck, cv, cp), _ = _load_quantized(ctx)
+        q, k, v, p = (ops.dequantize(c) for c in (cq, ck, cv, cp))
+        gz = gz.to(p.dtype)
+        gv = p.transpose(-2, -1) @ gz
+        gp = gz @ v.transpose(-2, -1)
+        gs = p * (gp - (gp * p).sum(-1, keepdim=True)) * ctx.scale
+        return gs @ k, gs.transpose(-2, -1) @ q, gv, None, None, None, None, None, None
+
+
+def attention(q, k, v, quantizer, qk_quantizer=None, causal=False, scale=None):
+    """scaled_dot_product_attention(q, k, v) ([..., t, d], [..., s, d], [..., s, dv]; causal:
+    the upper triangle masked) whose backward keeps q and k (by qk_quantizer, default
+    quantizer), v and one copy of the probabilities P (by quantizer). Unbiased in q, k
+    and v; the softmax's backward P (g - sum(g P)) is quadratic in P, whose one copy it
+    uses twice (issue 27: two independent copies measured worse). The probabilities of a
+    causal mask's upper triangle are exact zeros, and stay so."""
+    if q.dim() < 2 or k.shape[-1] != q.shape[-1] or v.shape[-2] != k.shape[-2] or \
+            q.shape[:-2] != k.shape[:-2] or k.shape[:-2] != v.shape[:-2]:
+        raise ValueError("attention takes q [..., t, d], k [..., s, d], v [..., s, dv], got "
+                         "%s, %s, %s" % (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
+    qk = qk_quantizer or quantizer
+    with torch.no_grad():
+        s = (q @ k.transpose(-2, -1)) * scale
+        if causal:
+            t, n = s.shape[-2:]
+            s = s.masked_fill(torch.ones(t, n, dtype=torch.bool, device=s.device).triu(n - t + 1),
+                              float("-inf"))
+        p = s.softmax(-1)
+    return CompressedAttention.apply(q, k, v, p, qk.compress(q), qk.compress(k),
+                                     quantizer.compress(v), quantizer.compress(p), scale)
 
 
 def cross_entropy(logits, target, quantizer, reduction="mean", ignore_index=-100,
