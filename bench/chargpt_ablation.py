@@ -38,6 +38,8 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
                                functional.attention: q, k at 2 bits, v and one copy of P at 4
   "2-bit attention op 4-bit linear nearest"  that and the Linear inputs rounded to nearest
   "2-bit attention op 4-bit linear nearest bf16meta"  the same with bf16 group metadata
+  "2-bit attention op 4-bit head 4-bit"  attention op 4-bit, the head Linear's input at 4
+                               bits (also with bf16meta, and with linear nearest bf16meta)
   "2-bit attention 4-bit nearest"  attention's saves at 4 bits, everything rounded to nearest
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
@@ -118,30 +120,38 @@ class LinearInputs(at.Quantizer):
     """The 2-bit Quantizer of the outer hooks, except for what the blocks' Linear layers
     save (their input; the weight is a parameter the hooks keep): "exact" keeps it,
     "nearest" rounds it to nearest, "channels" quantizes it per feature (the [N, d] input
-    as d rows of N, transposed back when backward needs it). The meter counts all of it
-    as the outer hooks see it."""
+    as d rows of N, transposed back when backward needs it); mode None leaves them as
+    the rest. head_bits: the head Linear's input at that width (rounded as the mode says).
+    The meter counts all of it as the outer hooks see it."""
 
-    def __init__(self, mode, model, *a, **kw):
+    def __init__(self, mode, model, *a, head_bits=None, **kw):
         super().__init__(*a, **kw)
-        self.mode, self.inside = mode, False
+        self.mode, self.inside = mode, None
         self.nearest = at.Quantizer(*a, rounding="nearest", **kw) if mode == "nearest" else None
-        for block in model.blocks:
-            for m in block.modules():
-                if isinstance(m, torch.nn.Linear):
-                    m.forward = self._marked(m.forward)
+        if mode:
+            for block in model.blocks:
+                for m in block.modules():
+                    if isinstance(m, torch.nn.Linear):
+                        m.forward = self._marked(m.forward, "block")
+        if head_bits:
+            kw = dict(kw, rounding="nearest") if mode == "nearest" else kw
+            self.head = at.Quantizer(head_bits, *a[1:], **kw)
+            model.head.forward = self._marked(model.head.forward, "head")
 
-    def _marked(self, forward):
+    def _marked(self, forward, where):
         def marked(*args, **kw):
-            self.inside = True
+            self.inside = where
             try:
                 return forward(*args, **kw)
             finally:
-                self.inside = False
+                self.inside = None
         return marked
 
     def compress(self, x, rows=None):
-        if not self.inside:
+        if self.inside is None:
             return super().compress(x, rows)
+        if self.inside == "head":
+            return self.head.compress(x, rows)
         if self.mode == "exact":
             return x
         if self.mode == "nearest":
@@ -283,10 +293,11 @@ def attention_op(qpv, qqk):
     return attention
 
 
-def attention_op_setting(linear=None, meta_dtype="f32"):
+def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None):
     def make(seed, model):
         kw = dict(seed=seed, meta_dtype=meta_dtype)
-        q = LinearInputs(linear, model, 2, **kw) if linear else at.Quantizer(2, **kw)
+        q = LinearInputs(linear, model, 2, head_bits=head_bits, **kw) \
+            if linear or head_bits else at.Quantizer(2, **kw)
         qpv = at.Quantizer(4, seed=seed + 1, meta_dtype=meta_dtype)
         for block in model.blocks:
             block.attention = types.MethodType(attention_op(qpv, q), block)
@@ -320,6 +331,10 @@ MODEL_VARIANTS = {
     "2-bit attention op 4-bit": attention_op_setting(),
     "2-bit attention op 4-bit linear nearest": attention_op_setting("nearest"),
     "2-bit attention op 4-bit linear nearest bf16meta": attention_op_setting("nearest", "bf16"),
+    "2-bit attention op 4-bit head 4-bit": attention_op_setting(head_bits=4),
+    "2-bit attention op 4-bit head 4-bit bf16meta": attention_op_setting(None, "bf16", 4),
+    "2-bit attention op 4-bit linear nearest head 4-bit bf16meta":
+        attention_op_setting("nearest", "bf16", 4),
 }
 
 VARIANTS = {
