@@ -35,10 +35,10 @@ static actq_cpu_isa detect(void) {
   __cpuid_count(7, 0, a, b, c, d);
   avx2 = (b & (1u << 5)) != 0;
   if (!avx2) return ACTQ_ISA_SCALAR;
-  /* AVX-512 F (ebx 16), DQ (17), BW (30), VL (31), VBMI (ecx 1); opmask + ZMM_Hi256 +
-   * Hi16_ZMM state */
+  /* AVX-512 F (ebx 16), DQ (17), BW (30), VL (31), VBMI (ecx 1), and BMI2 (ebx 8: the
+   * few-bit codes' pdep); opmask + ZMM_Hi256 + Hi16_ZMM state */
   if ((b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31)) &&
-      (c & (1u << 1)) && (xcr0 & 0xe0u) == 0xe0u)
+      (b & (1u << 8)) && (c & (1u << 1)) && (xcr0 & 0xe0u) == 0xe0u)
     return ACTQ_ISA_AVX512;
   return ACTQ_ISA_AVX2;
 }

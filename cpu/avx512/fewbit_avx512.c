@@ -195,8 +195,49 @@ FB512_INLINE __m512i fb_codes16(const fb_tree16 *tr, uint32_t b, __m512 x) {
   return l;
 }
 
+/* The stream of 32 codes of 1 or 2 bits from their bit planes: hi holds each code's top
+ * bit (the search's first compare), lo its low bit (the second; unused at 1 bit), bit j
+ * for element j. At 2 bits element j's code is bits 2j (low) and 2j + 1 of the word, so
+ * the planes interleave: two pdep. The word goes to out as 4b bytes, all of them the
+ * codes', so no store reaches past them. */
+FB512_INLINE uint64_t fb_pdep64(uint64_t v, uint64_t mask) {
+#ifdef __BMI2__
+  return _pdep_u64(v, mask);
+#else /* the emulated build (tests): bit by bit */
+  uint64_t r = 0, bit;
+  for (bit = 1; mask; bit += bit) {
+    if (v & bit) r |= mask & -mask;
+    mask &= mask - 1;
+  }
+  return r;
+#endif
+}
+
+FB512_INLINE void fb_store_planes32(uint8_t *out, uint32_t b, uint32_t hi, uint32_t lo) {
+  if (b == 1) {
+    memcpy(out, &hi, 4);
+  } else {
+    const uint64_t w = fb_pdep64(hi, 0xaaaaaaaaaaaaaaaaull) | fb_pdep64(lo, 0x5555555555555555ull);
+    memcpy(out, &w, 8);
+  }
+}
+
+/* 1 or 2 bits: the bit planes of 16 codes of x (fb_codes16's compares, without building the
+ * codes): *lo is the second level's (2 bits), the result the first's. */
+FB512_INLINE __mmask16 fb_planes16(const fb_tree16 *tr, uint32_t b, __m512 x, __mmask16 *lo) {
+  const __mmask16 hi = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
+  if (b == 2) {
+    const __m512i l = _mm512_maskz_mov_epi32(hi, _mm512_set1_epi32(1));
+    *lo = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[1]), x, _CMP_LT_OQ);
+  } else {
+    *lo = 0;
+  }
+  return hi;
+}
+
 /* The codes of [i0, i1), i1 <= range_end, the end of this thread's range; tr from
- * fb_tree16_init of the table. */
+ * fb_tree16_init of the table. 1 and 2 bits store bit planes (fb_store_planes32), wider
+ * codes are narrowed to bytes and packed. */
 FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *tree, size_t i0,
                                   size_t i1, size_t range_end, const actq_dtype dt,
                                   const uint32_t b) {
@@ -214,13 +255,20 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
   __m512i nan = _mm512_setzero_si512();
   for (; i + 32 <= i1; i += 32) {
     const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
-    const __m256i bytes = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(tr, b, x0))),
-        _mm512_cvtepi32_epi8(fb_codes16(tr, b, x1)), 1);
     nan = _mm512_mask_mov_epi32(nan, _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q),
                                 _mm512_set1_epi32(-1));
-    actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(bytes, b), b, 4 * b,
-                           range_bytes - (i / 8) * b);
+    if (b <= 2) {
+      __mmask16 lo0, lo1;
+      const __mmask16 hi0 = fb_planes16(tr, b, x0, &lo0), hi1 = fb_planes16(tr, b, x1, &lo1);
+      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi1 << 16 | hi0,
+                        (uint32_t)lo1 << 16 | lo0);
+    } else {
+      const __m256i bytes = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(tr, b, x0))),
+          _mm512_cvtepi32_epi8(fb_codes16(tr, b, x1)), 1);
+      actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(bytes, b), b, 4 * b,
+                             range_bytes - (i / 8) * b);
+    }
   }
   return (_mm512_test_epi32_mask(nan, nan) != 0) +
          (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
@@ -274,6 +322,25 @@ FB512_INLINE __m512i fb_key_codes32(const fb_keys32 *kt, uint32_t b, __m512i h, 
   return _mm512_maskz_mov_epi16((__mmask32)~isnan, l);
 }
 
+/* 1 or 2 bits: the bit planes of 32 bf16 codes (fb_key_codes32's compares), NaN lanes 0;
+ * *lo the second level's (2 bits) */
+FB512_INLINE __mmask32 fb_key_planes32(const fb_keys32 *kt, uint32_t b, __m512i h,
+                                       __mmask32 *lo, size_t *nan) {
+  const __m512i low15 = _mm512_set1_epi16(0x7fff);
+  const __m512i k = _mm512_xor_si512(h, _mm512_and_si512(_mm512_srai_epi16(h, 15), low15));
+  const __mmask32 isnan =
+      _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, low15), _mm512_set1_epi16(0x7f80));
+  const __mmask32 hi = _mm512_cmpgt_epi16_mask(k, kt->lv[0]) & ~isnan;
+  if (b == 2) {
+    const __m512i l = _mm512_maskz_mov_epi16(hi, _mm512_set1_epi16(1));
+    *lo = _mm512_cmpgt_epi16_mask(k, _mm512_permutexvar_epi16(l, kt->lv[1])) & ~isnan;
+  } else {
+    *lo = 0;
+  }
+  *nan += (size_t)(isnan != 0);
+  return hi;
+}
+
 /* The bf16 codes of [i0, i1), i1 <= range_end (as encode16_body) */
 FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys32 *keys,
                                        size_t i0, size_t i1, size_t range_end,
@@ -284,9 +351,16 @@ FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys
   uint8_t *const codes = job->codes;
   size_t i = i0, nan = 0;
   for (; i + 32 <= i1; i += 32) {
-    const __m512i c = fb_key_codes32(kt, b, _mm512_loadu_si512((const void *)(x + i)), &nan);
-    actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
-                           b, 4 * b, range_bytes - (i / 8) * b);
+    const __m512i h = _mm512_loadu_si512((const void *)(x + i));
+    if (b <= 2) {
+      __mmask32 lo;
+      const __mmask32 hi = fb_key_planes32(kt, b, h, &lo, &nan);
+      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi, (uint32_t)lo);
+    } else {
+      const __m512i c = fb_key_codes32(kt, b, h, &nan);
+      actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
+                             b, 4 * b, range_bytes - (i / 8) * b);
+    }
   }
   return nan + (i < i1 ? actq_ref_fewbit_encode(job, i, i1) : 0);
 }
