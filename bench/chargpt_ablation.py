@@ -40,6 +40,10 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
   "2-bit attention op 4-bit linear nearest bf16meta"  the same with bf16 group metadata
   "2-bit attention op 4-bit head 4-bit"  attention op 4-bit, the head Linear's input at 4
                                bits (also with bf16meta, and with linear nearest bf16meta)
+  "... linear nearest bf16meta ln stats"  and every LayerNorm's per-position mean and
+                               1/std kept (1024 elements each: the hooks' min_numel quantizes
+                               them at 2 bits otherwise); "ln 4-bit": those kept and the
+                               LayerNorm inputs at 4 bits; "qk 4-bit": q and k at 4 bits
   "2-bit attention 4-bit nearest"  attention's saves at 4 bits, everything rounded to nearest
 Results go to --out/chargpt.json as train_chargpt.py writes them; pair them by seed with
 an fp32 run of the same invocation (--settings fp32,2-bit,...).
@@ -124,9 +128,17 @@ class LinearInputs(at.Quantizer):
     the rest. head_bits: the head Linear's input at that width (rounded as the mode says).
     The meter counts all of it as the outer hooks see it."""
 
-    def __init__(self, mode, model, *a, head_bits=None, **kw):
+    def __init__(self, mode, model, *a, head_bits=None, ln=None, **kw):
         super().__init__(*a, **kw)
         self.mode, self.inside = mode, None
+        # ln: every LayerNorm's saves; "stats": its mean and 1/std (numel / d elements)
+        # kept, its input as the rest; an int: those kept and the input at that width
+        self.ln = ln
+        if ln:
+            self.ln_q = at.Quantizer(ln, *a[1:], **kw) if isinstance(ln, int) else None
+            for m in model.modules():
+                if isinstance(m, torch.nn.LayerNorm):
+                    m.forward = self._marked(m.forward, "ln")
         self.nearest = at.Quantizer(*a, rounding="nearest", **kw) if mode == "nearest" else None
         if mode:
             for block in model.blocks:
@@ -152,6 +164,10 @@ class LinearInputs(at.Quantizer):
             return super().compress(x, rows)
         if self.inside == "head":
             return self.head.compress(x, rows)
+        if self.inside == "ln":
+            if x.dim() and x.shape[-1] == 1:
+                return x  # the per-position statistics
+            return (self.ln_q or super()).compress(x, rows)
         if self.mode == "exact":
             return x
         if self.mode == "nearest":
@@ -293,14 +309,15 @@ def attention_op(qpv, qqk):
     return attention
 
 
-def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None):
+def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None, ln=None, qk_bits=2):
     def make(seed, model):
         kw = dict(seed=seed, meta_dtype=meta_dtype)
-        q = LinearInputs(linear, model, 2, head_bits=head_bits, **kw) \
-            if linear or head_bits else at.Quantizer(2, **kw)
+        q = LinearInputs(linear, model, 2, head_bits=head_bits, ln=ln, **kw) \
+            if linear or head_bits or ln else at.Quantizer(2, **kw)
         qpv = at.Quantizer(4, seed=seed + 1, meta_dtype=meta_dtype)
+        qqk = q if qk_bits == 2 else qpv
         for block in model.blocks:
-            block.attention = types.MethodType(attention_op(qpv, q), block)
+            block.attention = types.MethodType(attention_op(qpv, qqk), block)
         return q
     return make
 
@@ -335,6 +352,20 @@ MODEL_VARIANTS = {
     "2-bit attention op 4-bit head 4-bit bf16meta": attention_op_setting(None, "bf16", 4),
     "2-bit attention op 4-bit linear nearest head 4-bit bf16meta":
         attention_op_setting("nearest", "bf16", 4),
+    "2-bit attention op 4-bit linear nearest bf16meta ln stats":
+        attention_op_setting("nearest", "bf16", ln="stats"),
+    "2-bit attention op 4-bit linear nearest bf16meta ln 4-bit":
+        attention_op_setting("nearest", "bf16", ln=4),
+    "2-bit attention op 4-bit linear nearest bf16meta qk 4-bit":
+        attention_op_setting("nearest", "bf16", qk_bits=4),
+    "2-bit attention op 4-bit linear nearest bf16meta ln 4-bit qk 4-bit":
+        attention_op_setting("nearest", "bf16", ln=4, qk_bits=4),
+    "2-bit attention op 4-bit linear nearest bf16meta qk 4-bit ln stats":
+        attention_op_setting("nearest", "bf16", ln="stats", qk_bits=4),
+    "2-bit attention op 4-bit linear nearest bf16meta qk 4-bit head 4-bit":
+        attention_op_setting("nearest", "bf16", head_bits=4, qk_bits=4),
+    "2-bit attention op 4-bit linear nearest bf16meta qk 4-bit ln stats head 4-bit":
+        attention_op_setting("nearest", "bf16", head_bits=4, ln="stats", qk_bits=4),
 }
 
 VARIANTS = {

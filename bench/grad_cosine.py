@@ -10,8 +10,8 @@ outside), and "2-bit attention op 4-bit loss4" (each block's attention through
 functional.attention with v and P at 4 bits, q and k at 2; the loss through
 functional.cross_entropy with the probabilities at 4 bits, inside the block); a setting
 naming "linear nearest" / "linear exact" (the Linear inputs rounded to nearest / kept),
-"layernorm exact", "head exact", "head 4-bit" (the head Linear's input) or "gelu exact"
-(torch's GELU) changes that too.
+"layernorm exact", "head exact", "head 4-bit" (the head Linear's input), "qk 4-bit"
+(attention's q and k at 4 bits too) or "gelu exact" (torch's GELU) changes that too.
 
   cd bindings/python/examples && ACTQ_LIBRARY=... PYTHONPATH=..:.:../../../bench \\
     python ../../../bench/grad_cosine.py [--draws 3] [--warm 100]
@@ -55,8 +55,9 @@ def gradient(model, x, y, vocab, setting, seed):
         lq = at.Quantizer(4, seed=seed + 7919) if "loss4" in setting else None
         if "attention op" in setting:
             qpv = at.Quantizer(4, seed=seed + 1)
+            qqk = qpv if "qk 4-bit" in setting else q
             for b in model.blocks:
-                b.attention = types.MethodType(abl.attention_op(qpv, q), b)
+                b.attention = types.MethodType(abl.attention_op(qpv, qqk), b)
         with at.compressed_saved_tensors(quantizer=q):
             logits = model(x).reshape(-1, vocab)
             if lq is not None:
