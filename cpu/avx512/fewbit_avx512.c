@@ -235,9 +235,49 @@ FB512_INLINE __mmask16 fb_planes16(const fb_tree16 *tr, uint32_t b, __m512 x, __
   return hi;
 }
 
+/* 3 and 4 bits: the stream word of 16 codes (16 b bits) from the search's compare masks,
+ * level s's mask deposited as bit b - 1 - s of every b-bit field; the levels' index l as
+ * in fb_codes16, but for the last level's, which no permute reads. */
+FB512_INLINE uint64_t fb_plane_bits16(uint32_t b, uint32_t s) {
+  uint64_t m = 0;
+  uint32_t j;
+  for (j = 0; j < 16; j++) m |= 1ull << (j * b + (b - 1 - s));
+  return m;
+}
+
+FB512_INLINE uint64_t fb_planes_word16(const fb_tree16 *tr, uint32_t b, __m512 x) {
+  const __m512i one = _mm512_set1_epi32(1);
+  __mmask16 m = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
+  __m512i l = _mm512_maskz_mov_epi32(m, one);
+  uint64_t w = fb_pdep64(m, fb_plane_bits16(b, 0));
+  uint32_t s;
+  for (s = 1; s < b; s++) {
+    m = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[s]), x, _CMP_LT_OQ);
+    w |= fb_pdep64(m, fb_plane_bits16(b, s));
+    if (s + 1 < b) l = _mm512_mask_add_epi32(_mm512_add_epi32(l, l), m, _mm512_add_epi32(l, l), one);
+  }
+  return w;
+}
+
+/* 32 codes of 3 or 4 bits (4b bytes) from the words of their two halves. 4 bits: two
+ * 8-byte stores, 8-byte aligned in the stream. 3 bits: 12 bytes at a stride of 12, where
+ * an 8-byte and a 4-byte store straddled cache lines often enough to run at 0.63x of the
+ * byte path from memory (2^26), so one 16-byte store where `room` bytes may be written
+ * (its last 4 bytes are rewritten by the next store in order). */
+FB512_INLINE void fb_store_words32(uint8_t *out, uint32_t b, uint64_t w0, uint64_t w1,
+                                   size_t room) {
+  const uint64_t lo = b == 4 ? w0 : w0 | w1 << 48, hi = b == 4 ? w1 : w1 >> 16;
+  if (b == 3 && room >= 16) {
+    _mm_storeu_si128((__m128i *)out, _mm_set_epi64x((long long)hi, (long long)lo));
+  } else {
+    memcpy(out, &lo, 8);
+    memcpy(out + 8, &hi, 4 * b - 8);
+  }
+}
+
 /* The codes of [i0, i1), i1 <= range_end, the end of this thread's range; tr from
- * fb_tree16_init of the table. 1 and 2 bits store bit planes (fb_store_planes32), wider
- * codes are narrowed to bytes and packed. */
+ * fb_tree16_init of the table. 1-4 bits store bit planes (fb_store_planes32,
+ * fb_store_words32), wider codes are narrowed to bytes and packed. */
 FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *tree, size_t i0,
                                   size_t i1, size_t range_end, const actq_dtype dt,
                                   const uint32_t b) {
@@ -262,6 +302,9 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
       const __mmask16 hi0 = fb_planes16(tr, b, x0, &lo0), hi1 = fb_planes16(tr, b, x1, &lo1);
       fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi1 << 16 | hi0,
                         (uint32_t)lo1 << 16 | lo0);
+    } else if (b <= 4) {
+      fb_store_words32(codes + (i / 8) * b, b, fb_planes_word16(tr, b, x0),
+                       fb_planes_word16(tr, b, x1), range_bytes - (i / 8) * b);
     } else {
       const __m256i bytes = _mm256_inserti128_si256(
           _mm256_castsi128_si256(_mm512_cvtepi32_epi8(fb_codes16(tr, b, x0))),
