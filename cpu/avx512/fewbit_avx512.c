@@ -6,9 +6,12 @@
  * one vpermps from a 16-entry register, level 5 by vpermt2ps (32 bounds), levels 6 and 7
  * by 2 and 4 vpermt2ps and a tree of mask blends on l's high bits. No gather and no table
  * to build up to 6 bits (7-8 bits gather from the driver's 256 KiB code_lut in the AVX2
- * kernel, cheaper than levels 6 and 7 here); NaN compares
- * false at every level, so its code is 0 as the reference's. bf16 input at every width:
- * the same search on 16-bit keys, 32 lanes (fb_key_codes32), and no code_lut.
+ * kernel, cheaper than levels 6 and 7 here); NaN compares false at every level, so its
+ * code is 0 as the reference's. Each level's compare mask is one bit of every code (the
+ * first the top bit), so at 1-4 bits the stream is those masks deposited by pdep into the
+ * stream's bits (fb_store_planes32, fb_planes_word16), and only wider codes are built as a
+ * vector, narrowed to bytes and packed. bf16 input at every width: the same search on
+ * 16-bit keys, 32 lanes (fb_key_codes32; its planes at 1-2 bits), and no code_lut.
  *
  * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, block by
  * block after the block's codes (see actq_avx512_fewbit_encode).
@@ -195,11 +198,7 @@ FB512_INLINE __m512i fb_codes16(const fb_tree16 *tr, uint32_t b, __m512 x) {
   return l;
 }
 
-/* The stream of 32 codes of 1 or 2 bits from their bit planes: hi holds each code's top
- * bit (the search's first compare), lo its low bit (the second; unused at 1 bit), bit j
- * for element j. At 2 bits element j's code is bits 2j (low) and 2j + 1 of the word, so
- * the planes interleave: two pdep. The word goes to out as 4b bytes, all of them the
- * codes', so no store reaches past them. */
+/* The bits of v, lowest first, to the set bits of mask, lowest first (BMI2's pdep). */
 FB512_INLINE uint64_t fb_pdep64(uint64_t v, uint64_t mask) {
 #ifdef __BMI2__
   return _pdep_u64(v, mask);
@@ -213,6 +212,11 @@ FB512_INLINE uint64_t fb_pdep64(uint64_t v, uint64_t mask) {
 #endif
 }
 
+/* The stream of 32 codes of 1 or 2 bits from their bit planes: hi holds each code's top
+ * bit (the search's first compare), lo its low bit (the second; unused at 1 bit), bit j
+ * for element j. At 2 bits element j's code is bits 2j (low) and 2j + 1 of the word, so
+ * the planes interleave: two pdep. The word goes to out as 4b bytes, all of them the
+ * codes', so no store reaches past them. */
 FB512_INLINE void fb_store_planes32(uint8_t *out, uint32_t b, uint32_t hi, uint32_t lo) {
   if (b == 1) {
     memcpy(out, &hi, 4);
