@@ -30,34 +30,26 @@ static double now(void) {
   "vpermps %%zmm0,%%zmm12,%%zmm7\n vmulps %%zmm0,%%zmm12,%%zmm8\n"
 #define CLOBBER "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8"
 
+/* n instructions of `body` (eight a round) and the ns each took */
+#define RATE(label, body)                                                               \
+  do {                                                                                  \
+    const double t0 = now();                                                            \
+    for (i = 0; i < n / 8; i++) __asm__ volatile(body ::: CLOBBER);                     \
+    printf("%s: %.3f ns each\n", label, (now() - t0) / (double)n * 1e9);                \
+  } while (0)
+
 int main(void) {
   const long n = 100000000;
   __m512 c = _mm512_set1_ps(1.0f);
-  double t0, t1;
+  double t0;
   long i;
   t0 = now();
   for (i = 0; i < n; i++) __asm__ volatile("vaddps %0,%0,%0" : "+v"(c));
-  t1 = now();
-  printf("dependent vaddps zmm: %.3f ns each (its latency)\n", (t1 - t0) / (double)n * 1e9);
-  t0 = now();
-  for (i = 0; i < n / 8; i++) __asm__ volatile(EIGHT("vpermps")::: CLOBBER);
-  t1 = now();
-  printf("vpermps zmm, independent: %.3f ns each\n", (t1 - t0) / (double)n * 1e9);
-  t0 = now();
-  for (i = 0; i < n / 8; i++) __asm__ volatile(EIGHT("vmulps")::: CLOBBER);
-  t1 = now();
-  printf("vmulps zmm, independent: %.3f ns each\n", (t1 - t0) / (double)n * 1e9);
-  t0 = now();
-  for (i = 0; i < n / 8; i++) __asm__ volatile(EIGHT("vaddps")::: CLOBBER);
-  t1 = now();
-  printf("vaddps zmm, independent: %.3f ns each\n", (t1 - t0) / (double)n * 1e9);
-  t0 = now();
-  for (i = 0; i < n / 8; i++) __asm__ volatile(MIX ::: CLOBBER);
-  t1 = now();
-  printf("vpermps and vmulps alternating: %.3f ns each\n", (t1 - t0) / (double)n * 1e9);
-  t0 = now();
-  for (i = 0; i < n / 8; i++) __asm__ volatile(MIX3 ::: CLOBBER);
-  t1 = now();
-  printf("vpermps, vmulps, vaddps in turn: %.3f ns each\n", (t1 - t0) / (double)n * 1e9);
+  printf("dependent vaddps zmm: %.3f ns each (its latency)\n", (now() - t0) / (double)n * 1e9);
+  RATE("vpermps zmm, independent", EIGHT("vpermps"));
+  RATE("vmulps zmm, independent", EIGHT("vmulps"));
+  RATE("vaddps zmm, independent", EIGHT("vaddps"));
+  RATE("vpermps and vmulps alternating", MIX);
+  RATE("vpermps, vmulps, vaddps in turn", MIX3);
   return 0;
 }

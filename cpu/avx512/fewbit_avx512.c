@@ -8,9 +8,9 @@
  * to build up to 6 bits (7-8 bits gather from the driver's 256 KiB code_lut in the AVX2
  * kernel, cheaper than levels 6 and 7 here); NaN compares false at every level, so its
  * code is 0 as the reference's. Each level's compare mask is one bit of every code (the
- * first the top bit), so at 1-4 bits the stream is those masks deposited by pdep into the
- * stream's bits (fb_store_planes32, fb_planes_word16), and only wider codes are built as a
- * vector, narrowed to bytes and packed. bf16 input at every width: the same search on
+ * first the top bit), so at 1-4 bits the stream is those masks (fb_level_masks16)
+ * deposited by pdep into the stream's bits (fb_store_planes32, fb_planes_word16), and only
+ * wider codes are built as a vector, narrowed to bytes and packed. bf16 input at every width: the same search on
  * 16-bit keys, 32 lanes (fb_key_codes32; its planes at 1-2 bits), and no code_lut.
  *
  * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, block by
@@ -226,22 +226,22 @@ FB512_INLINE void fb_store_planes32(uint8_t *out, uint32_t b, uint32_t hi, uint3
   }
 }
 
-/* 1 or 2 bits: the bit planes of 16 codes of x (fb_codes16's compares, without building the
- * codes): *lo is the second level's (2 bits), the result the first's. */
-FB512_INLINE __mmask16 fb_planes16(const fb_tree16 *tr, uint32_t b, __m512 x, __mmask16 *lo) {
-  const __mmask16 hi = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
-  if (b == 2) {
-    const __m512i l = _mm512_maskz_mov_epi32(hi, _mm512_set1_epi32(1));
-    *lo = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[1]), x, _CMP_LT_OQ);
-  } else {
-    *lo = 0;
+/* 1-4 bits: the compare mask of each level s < b of the search for 16 x (fb_codes16's
+ * compares, without building the codes): bit j of m[s] is bit b - 1 - s of element j's
+ * code. The index l as in fb_codes16, but for the last level's, which no permute reads. */
+FB512_INLINE void fb_level_masks16(const fb_tree16 *tr, uint32_t b, __m512 x, __mmask16 *m) {
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i l = _mm512_setzero_si512();
+  uint32_t s;
+  m[0] = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
+  for (s = 1; s < b; s++) {
+    l = _mm512_mask_add_epi32(_mm512_add_epi32(l, l), m[s - 1], _mm512_add_epi32(l, l), one);
+    m[s] = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[s]), x, _CMP_LT_OQ);
   }
-  return hi;
 }
 
-/* 3 and 4 bits: the stream word of 16 codes (16 b bits) from the search's compare masks,
- * level s's mask deposited as bit b - 1 - s of every b-bit field; the levels' index l as
- * in fb_codes16, but for the last level's, which no permute reads. */
+/* 3 and 4 bits: the stream word of 16 codes (16 b bits), level s's mask deposited as bit
+ * b - 1 - s of every b-bit field */
 FB512_INLINE uint64_t fb_plane_bits16(uint32_t b, uint32_t s) {
   uint64_t m = 0;
   uint32_t j;
@@ -250,16 +250,11 @@ FB512_INLINE uint64_t fb_plane_bits16(uint32_t b, uint32_t s) {
 }
 
 FB512_INLINE uint64_t fb_planes_word16(const fb_tree16 *tr, uint32_t b, __m512 x) {
-  const __m512i one = _mm512_set1_epi32(1);
-  __mmask16 m = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
-  __m512i l = _mm512_maskz_mov_epi32(m, one);
-  uint64_t w = fb_pdep64(m, fb_plane_bits16(b, 0));
+  __mmask16 m[4];
+  uint64_t w = 0;
   uint32_t s;
-  for (s = 1; s < b; s++) {
-    m = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[s]), x, _CMP_LT_OQ);
-    w |= fb_pdep64(m, fb_plane_bits16(b, s));
-    if (s + 1 < b) l = _mm512_mask_add_epi32(_mm512_add_epi32(l, l), m, _mm512_add_epi32(l, l), one);
-  }
+  fb_level_masks16(tr, b, x, m);
+  for (s = 0; s < b; s++) w |= fb_pdep64(m[s], fb_plane_bits16(b, s));
   return w;
 }
 
@@ -302,10 +297,11 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
     nan = _mm512_mask_mov_epi32(nan, _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q),
                                 _mm512_set1_epi32(-1));
     if (b <= 2) {
-      __mmask16 lo0, lo1;
-      const __mmask16 hi0 = fb_planes16(tr, b, x0, &lo0), hi1 = fb_planes16(tr, b, x1, &lo1);
-      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi1 << 16 | hi0,
-                        (uint32_t)lo1 << 16 | lo0);
+      __mmask16 m0[2] = {0, 0}, m1[2] = {0, 0};
+      fb_level_masks16(tr, b, x0, m0);
+      fb_level_masks16(tr, b, x1, m1);
+      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)m1[0] << 16 | m0[0],
+                        (uint32_t)m1[1] << 16 | m0[1]);
     } else if (b <= 4) {
       fb_store_words32(codes + (i / 8) * b, b, fb_planes_word16(tr, b, x0),
                        fb_planes_word16(tr, b, x1), range_bytes - (i / 8) * b);

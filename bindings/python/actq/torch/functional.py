@@ -259,19 +259,17 @@ class CompressedCrossEntropy(torch.autograd.Function):
     def backward(ctx, g):
         q, (target,) = _load_quantized(ctx)
         reduction, ignore_index, eps, dtype = ctx.conf
-        p = ops.dequantize(q).float()
-        n, c = p.shape
+        d = ops.dequantize(q).float()  # P, becoming P - T in place
         valid = target != ignore_index
-        t = torch.zeros_like(p)
-        t.scatter_(1, torch.where(valid, target, 0).unsqueeze(1), 1.0 - eps)
+        idx = torch.where(valid, target, 0).unsqueeze(1)
+        d.scatter_add_(1, idx, torch.full(idx.shape, eps - 1.0, dtype=d.dtype, device=d.device))
         if eps:
-            t += eps / c
-        w = valid.to(p.dtype)
+            d -= eps / d.shape[1]
+        w = valid.to(d.dtype)
         if reduction == "mean":
             w = w / valid.sum().clamp(min=1)
-        g = g.float()
-        scale = w * g if reduction == "none" else w * g.reshape(())
-        return ((p - t) * scale.unsqueeze(1)).to(dtype), None, None, None, None, None, None
+        w = w * (g.float() if reduction == "none" else g.float().reshape(()))
+        return (d * w.unsqueeze(1)).to(dtype), None, None, None, None, None, None
 
 
 class CompressedAttention(torch.autograd.Function):
