@@ -309,7 +309,34 @@ def attention_op(qpv, qqk):
     return attention
 
 
-def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None, ln=None, qk_bits=2):
+def ln_linear(ln, linear, x, q, rows):
+    """linear(ln(x)) through actq.torch.functional.layer_norm_linear."""
+    return at.functional.layer_norm_linear(x, ln.weight, ln.bias, linear.weight, linear.bias,
+                                           q, ln.eps, rows)
+
+
+def ln_linear_model(model, q, rows):
+    """Every LayerNorm and the Linear it feeds (ln1 and qkv, ln2 and fc, the final ln and
+    the head) as one layer_norm_linear keeping one copy of the normalized input by q."""
+    def block_forward(self, x):
+        b, t, d = x.shape
+        qq, k, v = ln_linear(self.ln1, self.qkv, x, q, rows).split(d, dim=2)
+        qq, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (qq, k, v))
+        z = at.functional.attention(qq, k, v, self.qpv, qk_quantizer=self.qqk, causal=True)
+        x = x + self.proj(z.transpose(1, 2).reshape(b, t, d))
+        return x + self.out(self.gelu(ln_linear(self.ln2, self.fc, x, q, rows)))
+
+    def model_forward(self, idx):
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
+        return ln_linear(self.ln, self.head, self.blocks(x), q, rows)
+
+    for block in model.blocks:
+        block.forward = types.MethodType(block_forward, block)
+    model.forward = types.MethodType(model_forward, model)
+
+
+def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None, ln=None, qk_bits=2,
+                         ln_linear_bits=None, ln_linear_rows=None):
     def make(seed, model):
         kw = dict(seed=seed, meta_dtype=meta_dtype)
         q = LinearInputs(linear, model, 2, head_bits=head_bits, ln=ln, **kw) \
@@ -318,6 +345,10 @@ def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None, ln=None,
         qqk = q if qk_bits == 2 else qpv
         for block in model.blocks:
             block.attention = types.MethodType(attention_op(qpv, qqk), block)
+            block.qpv, block.qqk = qpv, qqk
+        if ln_linear_bits:
+            ln_linear_model(model, at.Quantizer(ln_linear_bits, **dict(kw, seed=seed + 2)),
+                            ln_linear_rows)
         return q
     return make
 
@@ -367,6 +398,19 @@ MODEL_VARIANTS = {
     "2-bit attention op 4-bit linear nearest bf16meta qk 4-bit ln stats head 4-bit":
         attention_op_setting("nearest", "bf16", head_bits=4, ln="stats", qk_bits=4),
 }
+# "... qk 4-bit lnlinear B-bit": each LayerNorm and the Linear it feeds through
+# functional.layer_norm_linear, one B-bit copy of the normalized input where the hooks kept
+# the LayerNorm's input and the Linear's (rounded to nearest) apart; "rows1": its groups
+# across positions
+# (also without "linear nearest": the other Linear inputs stochastic; without "qk 4-bit":
+# q and k at 2 bits)
+for _b in (2, 3, 4):
+    for _rows, _tail in ((None, ""), (1, " rows1")):
+        for _linear, _qk in (("nearest", 4), (None, 4), ("nearest", 2), (None, 2)):
+            MODEL_VARIANTS["2-bit attention op 4-bit%s bf16meta%s lnlinear %d-bit%s" % (
+                " linear nearest" if _linear else "", " qk 4-bit" if _qk == 4 else "", _b,
+                _tail)] = attention_op_setting(_linear, "bf16", qk_bits=_qk,
+                                               ln_linear_bits=_b, ln_linear_rows=_rows)
 
 VARIANTS = {
     "2-bit hadamard": lambda seed: Hadamard(2, seed=seed),

@@ -11,12 +11,15 @@ functional.attention with v and P at 4 bits, q and k at 2; the loss through
 functional.cross_entropy with the probabilities at 4 bits, inside the block); a setting
 naming "linear nearest" / "linear exact" (the Linear inputs rounded to nearest / kept),
 "layernorm exact", "head exact", "head 4-bit" (the head Linear's input), "qk 4-bit"
-(attention's q and k at 4 bits too) or "gelu exact" (torch's GELU) changes that too.
+(attention's q and k at 4 bits too), "lnlinear B-bit" (with "attention op": each LayerNorm
+and the Linear it feeds through functional.layer_norm_linear, one B-bit copy of the
+normalized input) or "gelu exact" (torch's GELU) changes that too.
 
   cd bindings/python/examples && ACTQ_LIBRARY=... PYTHONPATH=..:.:../../../bench \\
     python ../../../bench/grad_cosine.py [--draws 3] [--warm 100]
 """
 import argparse
+import re
 import types
 
 import torch
@@ -58,6 +61,10 @@ def gradient(model, x, y, vocab, setting, seed):
             qqk = qpv if "qk 4-bit" in setting else q
             for b in model.blocks:
                 b.attention = types.MethodType(abl.attention_op(qpv, qqk), b)
+                b.qpv, b.qqk = qpv, qqk
+            m = re.search(r"lnlinear (\d)-bit", setting)
+            if m:
+                abl.ln_linear_model(model, at.Quantizer(int(m.group(1)), seed=seed + 2), None)
         with at.compressed_saved_tensors(quantizer=q):
             logits = model(x).reshape(-1, vocab)
             if lq is not None:
@@ -69,6 +76,8 @@ def gradient(model, x, y, vocab, setting, seed):
     finally:
         for b, a in zip(model.blocks, saved):
             b.attention = a
+        for m in (model, *model.blocks):
+            m.__dict__.pop("forward", None)  # ln_linear_model's
         for n, m in model.named_modules():
             if n in fwd:
                 m.forward = fwd[n]

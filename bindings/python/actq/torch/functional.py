@@ -4,6 +4,8 @@
 - fewbit_activation: one few-bit code per element (Few-Bit Backward); with the exact 1-bit
   ReLU table that is ReLU's 1-bit mask, and GELU/SiLU/... get an optimal 2..8-bit table;
 - attention: q, k, v and one copy of the probabilities, each quantized;
+- layer_norm_linear: one copy of a LayerNorm's normalized input and its 1/std, serving
+  both the LayerNorm's backward and the Linear's after it;
 - cross_entropy: the softmax probabilities, quantized by a Quantizer: the loss's backward
   is linear in them, so unbiased codes give an unbiased gradient (PyTorch's keeps the
   float log-softmax, which its backward passes through exp()).
@@ -17,7 +19,7 @@ from torch.nn.grad import conv2d_input
 from torch.nn.modules.utils import _pair
 
 from .. import rules
-from ..enums import Activation as _A
+from ..enums import Activation as _A, DType as _DType
 from ..fewbit import FewbitTable, cached_table
 from ..quantized import Quantized
 from . import library, ops
@@ -316,6 +318,82 @@ def attention(q, k, v, quantizer, qk_quantizer=None, causal=False, scale=None):
         p = s.softmax(-1)
     return CompressedAttention.apply(q, k, v, p, qk.compress(q), qk.compress(k),
                                      quantizer.compress(v), quantizer.compress(p), scale)
+
+
+class CompressedLayerNormLinear(torch.autograd.Function):
+    """linear(layer_norm(x)) keeping one quantized copy of the normalized input
+    xh = (x - mean) * rstd and the per-position rstd: the LayerNorm's backward needs xh and
+    rstd, the Linear's its input xh * gamma + beta, which backward rebuilds from the same
+    xh. Autograd would keep x (the LayerNorm's input) and the LayerNorm's output apart."""
+
+    @staticmethod
+    def forward(ctx, x, ln_weight, ln_bias, weight, bias, h, cxh, rstd):
+        ctx.has = (ln_weight is not None, ln_bias is not None, bias is not None)
+        # rstd as bytes: the saved-tensor hooks leave uint8 alone (they would quantize a
+        # float tensor of 1024 or more positions)
+        _save_quantized(ctx, cxh, rstd.view(torch.uint8), ln_weight, ln_bias, weight)
+        ctx.rstd_dtype = rstd.dtype
+        return F.linear(h, weight, bias)
+
+    @staticmethod
+    def backward(ctx, gy):
+        cxh, (rstd, ln_weight, ln_bias, weight) = _load_quantized(ctx)
+        has_lw, has_lb, has_b = ctx.has
+        xh = ops.dequantize(cxh)
+        gy = gy.to(xh.dtype)
+        g2 = gy.reshape(-1, gy.shape[-1])
+        d = xh.shape[-1]
+        xh2 = xh.reshape(-1, d)
+        gw = gb = glw = glb = gx = None
+        if ctx.needs_input_grad[3]:
+            h2 = xh2 if not has_lw else xh2 * ln_weight
+            if has_lb:
+                h2 = h2 + ln_bias
+            gw = g2.t().mm(h2)
+        if has_b and ctx.needs_input_grad[4]:
+            gb = g2.sum(0)
+        if any(ctx.needs_input_grad[:3]):
+            gh = g2.mm(weight)  # d loss / d (the LayerNorm's output)
+            if has_lw and ctx.needs_input_grad[1]:
+                glw = (gh * xh2).sum(0)
+            if has_lb and ctx.needs_input_grad[2]:
+                glb = gh.sum(0)
+            if ctx.needs_input_grad[0]:
+                gxh = gh * ln_weight if has_lw else gh
+                r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gxh.dtype)
+                gx = r * (gxh - gxh.mean(-1, keepdim=True)
+                          - xh2 * (gxh * xh2).mean(-1, keepdim=True))
+                gx = gx.reshape(xh.shape)
+        return gx, glw, glb, gw, gb, None, None, None
+
+
+def layer_norm_linear(x, ln_weight, ln_bias, weight, bias, quantizer, eps=1e-5,
+                      rows=None):
+    """F.linear(F.layer_norm(x, (d,), ln_weight, ln_bias, eps), weight, bias) over the last
+    dimension d, whose backward keeps one copy of the normalized input (x - mean) / std,
+    quantized by `quantizer`, and each position's 1 / std (in the quantizer's metadata
+    dtype), where autograd keeps the LayerNorm's input and its output, the Linear's input,
+    apart. The Linear's weight gradient is linear in the copy, so unbiased where the
+    rounding is; the LayerNorm's input gradient is quadratic in it (as the LayerNorm's own
+    backward is in the input it keeps). rows: the quantizer's rows of the [positions, d]
+    copy (a group never spans one; default one a position; the copy's rows all have mean
+    0 and variance 1, so rows=1, groups across positions, costs little range)."""
+    d = x.shape[-1]
+    if ln_weight is not None and ln_weight.shape != (d,) or \
+            ln_bias is not None and ln_bias.shape != (d,) or weight.dim() != 2 or \
+            weight.shape[1] != d or bias is not None and bias.shape != weight.shape[:1]:
+        raise ValueError("layer_norm_linear takes x [..., d], LayerNorm weight and bias [d], "
+                         "Linear weight [out, d] and bias [out], got %s, %s, %s, %s, %s" % tuple(
+                             None if t is None else tuple(t.shape)
+                             for t in (x, ln_weight, ln_bias, weight, bias)))
+    with torch.no_grad():
+        xh, _, rstd = torch.native_layer_norm(x, (d,), None, None, eps)
+        h = F.layer_norm(x, (d,), ln_weight, ln_bias, eps)
+    positions = xh.numel() // d if d else 0
+    c = quantizer.compress(xh, positions if rows is None else rows)
+    meta = torch.bfloat16 if quantizer._meta_dtype == _DType.BF16 else torch.float32
+    return CompressedLayerNormLinear.apply(x, ln_weight, ln_bias, weight, bias, h, c,
+                                           rstd.reshape(-1).to(meta).contiguous())
 
 
 def cross_entropy(logits, target, quantizer, reduction="mean", ignore_index=-100,

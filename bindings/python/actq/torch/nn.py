@@ -41,6 +41,29 @@ class Conv2d(nn.Conv2d):
         return super().forward(x)
 
 
+class LayerNormLinear(nn.Module):
+    """nn.Linear(in_features, out_features)(nn.LayerNorm(in_features)(x)) as one layer whose
+    backward keeps one quantized copy of the normalized input and each position's 1/std
+    (functional.layer_norm_linear), where PyTorch's two layers keep the LayerNorm's input
+    and the Linear's input apart. The parameters are `norm`'s and `linear`'s, named as
+    those modules'. rows: the copy's quantizer rows (default one a position)."""
+
+    def __init__(self, in_features, out_features, bias=True, eps=1e-5,
+                 elementwise_affine=True, quantizer=None, rows=None, **kw):
+        super().__init__()
+        self.norm = nn.LayerNorm(in_features, eps, elementwise_affine, **kw)
+        self.linear = nn.Linear(in_features, out_features, bias, **kw)
+        self.quantizer = quantizer or Quantizer()
+        self.rows = rows
+
+    def forward(self, x):
+        if _active(self):
+            return AF.layer_norm_linear(x, self.norm.weight, self.norm.bias,
+                                        self.linear.weight, self.linear.bias, self.quantizer,
+                                        self.norm.eps, self.rows)
+        return self.linear(self.norm(x))
+
+
 class CrossEntropyLoss(nn.Module):
     """nn.CrossEntropyLoss (class indices, no class weights) whose backward keeps the
     softmax probabilities at `bits` (functional.cross_entropy): the loss head can then sit
