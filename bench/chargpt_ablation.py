@@ -5,6 +5,11 @@ loop and model with extra 2-bit settings, each one change from the plain 2-bit s
                          [batch x positions, 64] input gets groups of 256, not 64
                          (Quantizer.compress(x, rows=1); fine for one uniform width)
   "2-bit bf16meta"       group minimum and scale stored as bf16 (meta_dtype="bf16")
+  (these rows, and every row below built on the hooks' 2-bit quantizer, keep the hooks'
+  behaviour of before ops=True: TensorsOnly; "2-bit" itself is the library's default)
+  "2-bit tensors only"   the hooks with every saved tensor alike (ops=False)
+  "2-bit ops bf16meta"   the hooks' default (op_rules.py) with bf16 metadata; "3-bit ops
+                         bf16meta" the same at 3 bits
   "2-bit rows1 bf16meta" both
   "2-bit hadamard"       each group rotated by a randomized Hadamard matrix before
                          quantizing and back after (a PyTorch prototype, class Hadamard)
@@ -67,6 +72,12 @@ class AcrossRows(at.Quantizer):
 
     def compress(self, x, rows=None):
         return super().compress(x, rows=1)
+
+
+class TensorsOnly(at.Quantizer):
+    """A Quantizer that compressed_saved_tensors does not give op_rules.py's widths (it
+    engages them for a Quantizer, not a subclass): every saved tensor alike, the hooks'
+    behaviour before ops=True."""
 
 
 class Hadamard(at.Quantizer):
@@ -265,7 +276,7 @@ def attention_setting(softmax, av=None, bits=None, rounding="stochastic"):
     attention's own quantizer of that width for the softmax and P @ V; rounding: both
     quantizers'."""
     def make(seed, model):
-        q = at.Quantizer(2, seed=seed, rounding=rounding)
+        q = TensorsOnly(2, seed=seed, rounding=rounding)
         qa = at.Quantizer(bits, seed=seed + 1, rounding=rounding) if bits else q
         for block in model.blocks:
             block.attention = types.MethodType(
@@ -287,7 +298,7 @@ def exact_module(module):
 
 def layernorm_setting(attention_exact):
     def make(seed, model):
-        q = at.Quantizer(2, seed=seed)
+        q = TensorsOnly(2, seed=seed)
         for m in model.modules():
             if isinstance(m, torch.nn.LayerNorm):
                 exact_module(m)
@@ -340,7 +351,7 @@ def attention_op_setting(linear=None, meta_dtype="f32", head_bits=None, ln=None,
     def make(seed, model):
         kw = dict(seed=seed, meta_dtype=meta_dtype)
         q = LinearInputs(linear, model, 2, head_bits=head_bits, ln=ln, **kw) \
-            if linear or head_bits or ln else at.Quantizer(2, **kw)
+            if linear or head_bits or ln else TensorsOnly(2, **kw)
         qpv = at.Quantizer(4, seed=seed + 1, meta_dtype=meta_dtype)
         qqk = q if qk_bits == 2 else qpv
         for block in model.blocks:
@@ -372,7 +383,7 @@ MODEL_VARIANTS = {
     "2-bit linear exact": lambda seed, model: LinearInputs("exact", model, 2, seed=seed),
     "2-bit linear nearest": lambda seed, model: LinearInputs("nearest", model, 2, seed=seed),
     "2-bit linear channels": lambda seed, model: LinearInputs("channels", model, 2, seed=seed),
-    "2-bit head exact": lambda seed, model: head_exact(model, at.Quantizer(2, seed=seed)),
+    "2-bit head exact": lambda seed, model: head_exact(model, TensorsOnly(2, seed=seed)),
     "2-bit attention 4-bit linear nearest": lambda seed, model: attention_setting(
         "one draw", bits=4)(seed, model) and LinearInputs("nearest", model, 2, seed=seed),
     "2-bit attention 4-bit nearest": attention_setting("one draw", bits=4, rounding="nearest"),
@@ -416,8 +427,11 @@ VARIANTS = {
     "2-bit hadamard": lambda seed: Hadamard(2, seed=seed),
     "2-bit hadamard nonzero": lambda seed: Hadamard(2, seed=seed, keep_zeros=True),
     "2-bit rows1": lambda seed: AcrossRows(2, seed=seed),
-    "2-bit bf16meta": lambda seed: at.Quantizer(2, seed=seed, meta_dtype="bf16"),
-    "2-bit nearest": lambda seed: at.Quantizer(2, seed=seed, rounding="nearest"),
+    "2-bit bf16meta": lambda seed: TensorsOnly(2, seed=seed, meta_dtype="bf16"),
+    "2-bit nearest": lambda seed: TensorsOnly(2, seed=seed, rounding="nearest"),
+    "2-bit tensors only": lambda seed: TensorsOnly(2, seed=seed),
+    "2-bit ops bf16meta": lambda seed: at.Quantizer(2, seed=seed, meta_dtype="bf16"),
+    "3-bit ops bf16meta": lambda seed: at.Quantizer(3, seed=seed, meta_dtype="bf16"),
     "2-bit rows1 bf16meta": lambda seed: AcrossRows(2, seed=seed, meta_dtype="bf16"),
 }
 for _name in list(VARIANTS) + list(MODEL_VARIANTS):

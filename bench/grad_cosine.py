@@ -5,8 +5,9 @@ train_chargpt.py's model at the issue's size (4 layers, d 256, 4 heads, block 12
 16, no dropout), at initialization and after --warm steps of fp32 training (the same
 weights for every setting), for several noise draws per setting.
 
-Settings: "2-bit", "4-bit" (compressed_saved_tensors as train_chargpt runs them, loss head
-outside), and "2-bit attention op 4-bit loss4" (each block's attention through
+Settings: "2-bit", "4-bit" (compressed_saved_tensors with every saved tensor alike, loss
+head outside), "2-bit ops" (the hooks' default, op_rules.py; "loss inside": the loss in the
+block, which the default turns into 4-bit probabilities), and "2-bit attention op 4-bit loss4" (each block's attention through
 functional.attention with v and P at 4 bits, q and k at 2; the loss through
 functional.cross_entropy with the probabilities at 4 bits, inside the block); a setting
 naming "linear nearest" / "linear exact" (the Linear inputs rounded to nearest / kept),
@@ -47,8 +48,10 @@ def gradient(model, x, y, vocab, setting, seed):
         head = 4 if "head 4-bit" in setting else None
         linear = "nearest" if "linear nearest" in setting else \
             "exact" if "linear exact" in setting else None
+        # "ops": the hooks' default (op_rules.py); otherwise every saved tensor alike
+        plain = at.Quantizer if "ops" in setting.split() else abl.TensorsOnly
         q = abl.LinearInputs(linear, model, 2, seed=seed, head_bits=head) \
-            if linear or head else at.Quantizer(bits, seed=seed)
+            if linear or head else plain(bits, seed=seed)
         if "layernorm exact" in setting:
             for m in model.modules():
                 if isinstance(m, torch.nn.LayerNorm):
@@ -56,6 +59,7 @@ def gradient(model, x, y, vocab, setting, seed):
         if "head exact" in setting:
             abl.exact_module(model.head)
         lq = at.Quantizer(4, seed=seed + 7919) if "loss4" in setting else None
+        inside = "loss inside" in setting  # F.cross_entropy in the block (ops: 4-bit P)
         if "attention op" in setting:
             qpv = at.Quantizer(4, seed=seed + 1)
             qqk = qpv if "qk 4-bit" in setting else q
@@ -69,7 +73,9 @@ def gradient(model, x, y, vocab, setting, seed):
             logits = model(x).reshape(-1, vocab)
             if lq is not None:
                 loss = at.functional.cross_entropy(logits, y.reshape(-1), lq)
-        if lq is None:
+            elif inside:
+                loss = F.cross_entropy(logits, y.reshape(-1))
+        if lq is None and not inside:
             loss = F.cross_entropy(logits, y.reshape(-1))
         loss.backward()
         return flat_grad(model)

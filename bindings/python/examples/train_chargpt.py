@@ -167,7 +167,7 @@ def train(setting, a, train_w, val_w, vocab, rank=0, world=1):
             with meter.counting():
                 logits = net(x)
                 return logits, F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
-        with at.compressed_saved_tensors(quantizer=q, meter=meter):
+        with at.compressed_saved_tensors(quantizer=q, meter=meter, ops=not a.tensors_only):
             logits = net(x)
             if a.compress_loss:
                 return logits, F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
@@ -316,7 +316,12 @@ def add_model_arguments(ap):
                     help="stochastic roundings per saved tensor in a sensitivity measurement")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--compress-loss", action="store_true",
-                    help="quantize the loss's saved log-softmax too (chargpt-loss-compressed.json)")
+                    help="the loss inside the compressed block: the hooks' op rules keep its "
+                         "probabilities at 4 bits; with --tensors-only its log-softmax is "
+                         "quantized (chargpt-loss-compressed.json)")
+    ap.add_argument("--tensors-only", action="store_true",
+                    help="the hooks with every saved tensor alike (ops=False), as every "
+                         "table before the op rules (docs/python.md) was measured")
     ap.add_argument("--loss-bits", type=int, default=0, metavar="B",
                     help="the loss head inside the compressed block, keeping its softmax "
                          "probabilities at B bits (chargpt-loss<B>.json)")

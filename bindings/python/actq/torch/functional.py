@@ -320,6 +320,74 @@ def attention(q, k, v, quantizer, qk_quantizer=None, causal=False, scale=None):
                                      quantizer.compress(v), quantizer.compress(p), scale)
 
 
+def _layer_norm_input_grad(gh, xh, rstd, ln_weight):
+    """The LayerNorm's input gradient from d loss / d (its output) gh and the normalized
+    input xh ([positions, d] both), each position's 1/std rstd ([positions, 1])."""
+    gxh = gh * ln_weight if ln_weight is not None else gh
+    return rstd * (gxh - gxh.mean(-1, keepdim=True) - xh * (gxh * xh).mean(-1, keepdim=True))
+
+
+def _normalized(x, eps, quantizer, rows):
+    """(x normalized over its last dimension, compressed by quantizer in `rows` rows
+    (default one a position), each position's 1/std in the quantizer's metadata dtype)"""
+    d = x.shape[-1]
+    with torch.no_grad():
+        xh, _, rstd = torch.native_layer_norm(x, (d,), None, None, eps)
+    positions = xh.numel() // d if d else 0
+    c = quantizer.compress(xh, positions if rows is None else rows)
+    meta = torch.bfloat16 if quantizer._meta_dtype == _DType.BF16 else torch.float32
+    return c, rstd.reshape(-1).to(meta).contiguous()
+
+
+def _check_layer_norm(name, x, ln_weight, ln_bias):
+    d = x.shape[-1] if x.dim() else 0
+    if x.dim() == 0 or ln_weight is not None and ln_weight.shape != (d,) or \
+            ln_bias is not None and ln_bias.shape != (d,):
+        raise ValueError("%s takes x [..., d] and LayerNorm weight and bias [d], got %s, %s, "
+                         "%s" % (name, tuple(x.shape), *(None if t is None else tuple(t.shape)
+                                                        for t in (ln_weight, ln_bias))))
+
+
+class CompressedLayerNorm(torch.autograd.Function):
+    """layer_norm(x) over the last dimension keeping the quantized normalized input cxh
+    and each position's 1/std (as bytes: the saved-tensor hooks leave uint8 alone, where
+    they would quantize a float tensor of 1024 or more positions)."""
+
+    @staticmethod
+    def forward(ctx, x, ln_weight, ln_bias, eps, cxh, rstd):
+        ctx.has = (ln_weight is not None, ln_bias is not None)
+        ctx.rstd_dtype = rstd.dtype
+        _save_quantized(ctx, cxh, rstd.view(torch.uint8), ln_weight)
+        return F.layer_norm(x, x.shape[-1:], ln_weight, ln_bias, eps)
+
+    @staticmethod
+    def backward(ctx, gy):
+        cxh, (rstd, ln_weight) = _load_quantized(ctx)
+        xh = ops.dequantize(cxh)
+        d = xh.shape[-1]
+        xh2, gh = xh.reshape(-1, d), gy.to(xh.dtype).reshape(-1, d)
+        gx = glw = glb = None
+        if ctx.has[0] and ctx.needs_input_grad[1]:
+            glw = (gh * xh2).sum(0)
+        if ctx.has[1] and ctx.needs_input_grad[2]:
+            glb = gh.sum(0)
+        if ctx.needs_input_grad[0]:
+            r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gh.dtype)
+            gx = _layer_norm_input_grad(gh, xh2, r, ln_weight).reshape(xh.shape)
+        return gx, glw, glb, None, None, None
+
+
+def layer_norm(x, ln_weight, ln_bias, quantizer, eps=1e-5, rows=None):
+    """F.layer_norm(x, (d,), ln_weight, ln_bias, eps) over the last dimension d, whose
+    backward keeps the normalized input (x - mean) / std quantized by `quantizer` and each
+    position's 1/std (in the quantizer's metadata dtype), where PyTorch's keeps x, the
+    mean and 1/std. Returns (y, the quantized normalized input): compressed_saved_tensors
+    (ops=True) lets a Linear that saves y use that copy instead of one of its own."""
+    _check_layer_norm("layer_norm", x, ln_weight, ln_bias)
+    c, rstd = _normalized(x, eps, quantizer, rows)
+    return CompressedLayerNorm.apply(x, ln_weight, ln_bias, float(eps), c, rstd), c
+
+
 class CompressedLayerNormLinear(torch.autograd.Function):
     """linear(layer_norm(x)) keeping one quantized copy of the normalized input
     xh = (x - mean) * rstd and the per-position rstd: the LayerNorm's backward needs xh and
@@ -329,10 +397,8 @@ class CompressedLayerNormLinear(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, ln_weight, ln_bias, weight, bias, h, cxh, rstd):
         ctx.has = (ln_weight is not None, ln_bias is not None, bias is not None)
-        # rstd as bytes: the saved-tensor hooks leave uint8 alone (they would quantize a
-        # float tensor of 1024 or more positions)
-        _save_quantized(ctx, cxh, rstd.view(torch.uint8), ln_weight, ln_bias, weight)
         ctx.rstd_dtype = rstd.dtype
+        _save_quantized(ctx, cxh, rstd.view(torch.uint8), ln_weight, ln_bias, weight)
         return F.linear(h, weight, bias)
 
     @staticmethod
@@ -340,16 +406,13 @@ class CompressedLayerNormLinear(torch.autograd.Function):
         cxh, (rstd, ln_weight, ln_bias, weight) = _load_quantized(ctx)
         has_lw, has_lb, has_b = ctx.has
         xh = ops.dequantize(cxh)
-        gy = gy.to(xh.dtype)
-        g2 = gy.reshape(-1, gy.shape[-1])
         d = xh.shape[-1]
         xh2 = xh.reshape(-1, d)
+        g2 = gy.to(xh.dtype).reshape(-1, gy.shape[-1])
         gw = gb = glw = glb = gx = None
         if ctx.needs_input_grad[3]:
-            h2 = xh2 if not has_lw else xh2 * ln_weight
-            if has_lb:
-                h2 = h2 + ln_bias
-            gw = g2.t().mm(h2)
+            h2 = xh2 * ln_weight if has_lw else xh2
+            gw = g2.t().mm(h2 + ln_bias if has_lb else h2)
         if has_b and ctx.needs_input_grad[4]:
             gb = g2.sum(0)
         if any(ctx.needs_input_grad[:3]):
@@ -359,11 +422,8 @@ class CompressedLayerNormLinear(torch.autograd.Function):
             if has_lb and ctx.needs_input_grad[2]:
                 glb = gh.sum(0)
             if ctx.needs_input_grad[0]:
-                gxh = gh * ln_weight if has_lw else gh
-                r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gxh.dtype)
-                gx = r * (gxh - gxh.mean(-1, keepdim=True)
-                          - xh2 * (gxh * xh2).mean(-1, keepdim=True))
-                gx = gx.reshape(xh.shape)
+                r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gh.dtype)
+                gx = _layer_norm_input_grad(gh, xh2, r, ln_weight).reshape(xh.shape)
         return gx, glw, glb, gw, gb, None, None, None
 
 
@@ -378,22 +438,16 @@ def layer_norm_linear(x, ln_weight, ln_bias, weight, bias, quantizer, eps=1e-5,
     backward is in the input it keeps). rows: the quantizer's rows of the [positions, d]
     copy (a group never spans one; default one a position; the copy's rows all have mean
     0 and variance 1, so rows=1, groups across positions, costs little range)."""
-    d = x.shape[-1]
-    if ln_weight is not None and ln_weight.shape != (d,) or \
-            ln_bias is not None and ln_bias.shape != (d,) or weight.dim() != 2 or \
-            weight.shape[1] != d or bias is not None and bias.shape != weight.shape[:1]:
-        raise ValueError("layer_norm_linear takes x [..., d], LayerNorm weight and bias [d], "
-                         "Linear weight [out, d] and bias [out], got %s, %s, %s, %s, %s" % tuple(
-                             None if t is None else tuple(t.shape)
-                             for t in (x, ln_weight, ln_bias, weight, bias)))
+    _check_layer_norm("layer_norm_linear", x, ln_weight, ln_bias)
+    if weight.dim() != 2 or weight.shape[1] != x.shape[-1] or \
+            bias is not None and bias.shape != weight.shape[:1]:
+        raise ValueError("layer_norm_linear takes x [..., d], Linear weight [out, d] and bias "
+                         "[out], got %s, %s, %s" % (tuple(x.shape), tuple(weight.shape),
+                                                     None if bias is None else tuple(bias.shape)))
+    c, rstd = _normalized(x, eps, quantizer, rows)
     with torch.no_grad():
-        xh, _, rstd = torch.native_layer_norm(x, (d,), None, None, eps)
-        h = F.layer_norm(x, (d,), ln_weight, ln_bias, eps)
-    positions = xh.numel() // d if d else 0
-    c = quantizer.compress(xh, positions if rows is None else rows)
-    meta = torch.bfloat16 if quantizer._meta_dtype == _DType.BF16 else torch.float32
-    return CompressedLayerNormLinear.apply(x, ln_weight, ln_bias, weight, bias, h, c,
-                                           rstd.reshape(-1).to(meta).contiguous())
+        h = F.layer_norm(x, x.shape[-1:], ln_weight, ln_bias, eps)
+    return CompressedLayerNormLinear.apply(x, ln_weight, ln_bias, weight, bias, h, c, rstd)
 
 
 def cross_entropy(logits, target, quantizer, reduction="mean", ignore_index=-100,

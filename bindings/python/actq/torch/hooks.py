@@ -21,24 +21,39 @@ import torch
 from .. import rules
 from ..quantized import Quantized
 from .meter import is_parameter
+from .op_rules import OpRules, Shared
 from .quantizer import Quantizer
 
 COMPRESSIBLE = frozenset((torch.float32, torch.float16, torch.bfloat16))
+WIDE_BITS = 4  # op_rules.py: what attention, softmax and LayerNorm keep
 
 
 class SavedTensorHooks:
     """The pack and unpack hooks of compressed_saved_tensors: one operator call each per
     compressed tensor (Quantizer.compress, Quantizer.decompress), little Python around."""
 
-    def __init__(self, quantizer, min_numel=1024, meter=None):
+    def __init__(self, quantizer, min_numel=1024, meter=None, rules=None):
         self.quantizer, self.min_numel, self.meter = quantizer, min_numel, meter
         self._compress, self._decompress = quantizer.compress, quantizer.decompress
+        self.rules = rules  # an OpRules, or None: every tensor by `quantizer`
 
     def pack(self, t):
         if t.dtype not in COMPRESSIBLE or t.numel() < self.min_numel or is_parameter(t):
             if self.meter is not None:
                 self.meter.add_plain(t)
             return t
+        if self.rules is not None:
+            shared = self.rules.shared(t)
+            if shared is not None:
+                return shared  # held (and counted) where its copy was made
+            q, keep = self.rules.quantizer_for(t)
+            if q is not None:
+                c = q.compress(t)
+                if keep:
+                    self.rules.keep(t, c)
+                if self.meter is not None:
+                    self.meter.add_compressed(c, t)
+                return c
         c = self._compress(t)
         if self.meter is not None:
             # An AutoPrecision measuring sensitivities keeps some tensors as they are.
@@ -49,17 +64,25 @@ class SavedTensorHooks:
         return c
 
     def unpack(self, saved):
-        return self._decompress(saved) if isinstance(saved, Quantized) else saved
+        if isinstance(saved, Quantized):
+            return self._decompress(saved)
+        return saved.value(self._decompress) if isinstance(saved, Shared) else saved
 
 
 @contextlib.contextmanager
 def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
                              allowed_bits=(1, 2, 3, 4, 8), rounding="stochastic",
-                             meta_dtype="f32", seed=None, min_numel=1024, quantizer=None,
-                             meter=None):
+                             meta_dtype="bf16", seed=None, min_numel=1024, quantizer=None,
+                             meter=None, ops=True):
     """Yields the Quantizer in use. average_bits: per-sample mixed widths (first dimension
     of each saved tensor) among allowed_bits. meter: a SavedTensorMeter to count into.
-    quantizer: one to use instead, e.g. an AutoPrecision (per-tensor widths, GACT)."""
+    quantizer: one to use instead, e.g. an AutoPrecision (per-tensor widths, GACT).
+    ops: with one width below 4 bits (a Quantizer, not a subclass, without average_bits),
+    the widths and roundings of op_rules.py by the op that saves each tensor (attention's
+    products, softmax and LayerNorm at 4 bits, one copy each; Linear inputs rounded to
+    nearest; a cross-entropy inside the block keeps 4-bit probabilities); False: every
+    tensor alike. meta_dtype: the groups' minimum and scale, bf16 by default (half the
+    metadata of f32, at no loss measured: docs/python.md, issue 27)."""
     if not isinstance(min_numel, int) or min_numel < 0:
         rules.refuse("min_numel", min_numel, "an integer >= 0")
     if quantizer is not None and not isinstance(quantizer, Quantizer):
@@ -68,9 +91,12 @@ def compressed_saved_tensors(bits=2, group_size=256, *, average_bits=None,
     q = quantizer or Quantizer(bits, group_size, average_bits=average_bits,
                                allowed_bits=allowed_bits, rounding=rounding,
                                meta_dtype=meta_dtype, seed=seed)
-    hooks = SavedTensorHooks(q, min_numel, meter)
+    by_op = OpRules(q, WIDE_BITS, min_numel) if ops and type(q) is Quantizer and \
+        q.average_bits is None and q.bits < WIDE_BITS else None
+    hooks = SavedTensorHooks(q, min_numel, meter, by_op)
     begin = getattr(q, "begin_forward", None)
     if begin is not None:
         begin()  # an AutoPrecision identifies saved tensors by their order from here
-    with torch.autograd.graph.saved_tensors_hooks(hooks.pack, hooks.unpack):
+    with torch.autograd.graph.saved_tensors_hooks(hooks.pack, hooks.unpack), \
+            (by_op if by_op is not None else contextlib.nullcontext()):
         yield q
