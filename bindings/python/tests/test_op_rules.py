@@ -157,3 +157,18 @@ def test_a_copy_is_shared_only_while_its_tensor_lives():
     assert rules._kept[key][0]() is None
     u = torch.empty(2048)  # often at the freed tensor's address: other bytes all the same
     assert rules.shared(u) is None
+
+
+@pytest.mark.skipif(not hasattr(torch, "compile") or
+                    tuple(int(v) for v in torch.__version__.split(".")[:2]) < (2, 4),
+                    reason="torch.compile of this test needs PyTorch >= 2.4")
+def test_compiled_code_runs_with_the_blocks_widths():
+    # Dynamo cannot trace the mode's bookkeeping: inside compiled code the mode steps
+    # aside and every saved tensor takes the block's width
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.LayerNorm(64), nn.Linear(64, 64), nn.GELU(), nn.Linear(64, 8))
+    x = torch.randn(32, 64)
+    with at.compressed_saved_tensors(bits=2, min_numel=1):
+        y = torch.compile(m)(x)
+    y.sum().backward()
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in m.parameters())

@@ -4,15 +4,18 @@
         logits = model(x)
     loss_fn(logits, y).backward()
 
-The loss head stays outside: a cross-entropy saves its log-softmax, which backward passes
-through exp(), so quantization noise on it is no longer unbiased (at 2 bits it made a
-small GPT diverge; docs/python.md).
-
 Inside the block, each saved floating tensor (float32/float16/bfloat16, at least
 `min_numel` elements, not an nn.Parameter) is quantized when autograd saves it and
 dequantized when backward needs it; the original is then free to be released. Others
 (integer indices, small statistics, parameters the model holds anyway, codes saved by
 actq's own functions) are kept as they are. backward() may run outside the block.
+
+By default (ops=True, one width below 4 bits) the width and rounding follow the op that
+saves a tensor (op_rules.py): what a transformer needs to hold at 2 bits (issue 27,
+docs/python.md). A cross-entropy inside the block then keeps its probabilities at 4 bits
+(functional.cross_entropy); with ops=False it keeps its log-softmax, which backward passes
+through exp(), so quantization noise on it is no longer unbiased (at 2 bits it made a
+small GPT diverge): keep the loss outside the block then.
 """
 import contextlib
 

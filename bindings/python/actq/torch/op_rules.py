@@ -20,7 +20,9 @@ running when autograd saves:
   keeping the probabilities at `wide` bits: the loss may sit inside the block.
 
 Everything else is as without: the block's quantizer, stochastic rounding. The copies
-share the block's group size, metadata dtype and seed (offset by one and two)."""
+share the block's group size, metadata dtype and seed (offset by one and two). Inside code
+that torch.compile traces the mode steps aside (Dynamo cannot trace its bookkeeping), so
+there every saved tensor takes the block's width."""
 import weakref
 
 import torch
@@ -35,6 +37,7 @@ _SOFTMAX = frozenset((F.softmax, torch.softmax, torch.Tensor.softmax))
 _PRODUCTS = frozenset((torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__,
                        torch.Tensor.__rmatmul__, torch.bmm, torch.Tensor.bmm))
 _SDPA = getattr(F, "scaled_dot_product_attention", None)  # PyTorch >= 2.0
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
 
 
 def _cross_entropy_args(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -89,6 +92,8 @@ class OpRules(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if _compiling():
+            return func(*args, **kwargs)
         if func is F.layer_norm:
             out = self._layer_norm(*args, **kwargs)
         elif func is F.cross_entropy:
