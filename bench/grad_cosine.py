@@ -51,7 +51,8 @@ def gradient(model, x, y, vocab, setting, seed):
         # "ops": the hooks' default (op_rules.py); otherwise every saved tensor alike
         plain = at.Quantizer if "ops" in setting.split() else abl.TensorsOnly
         q = abl.LinearInputs(linear, model, 2, seed=seed, head_bits=head) \
-            if linear or head else plain(bits, seed=seed)
+            if linear or head else plain(bits, seed=seed, meta_dtype="bf16" if "bf16meta"
+                                         in setting else "f32")
         if "layernorm exact" in setting:
             for m in model.modules():
                 if isinstance(m, torch.nn.LayerNorm):
