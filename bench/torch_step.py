@@ -9,7 +9,8 @@ loss head outside the compressed block as the examples run it):
                 vocabulary 96
   transformer4  d 256, 4 heads, 4 layers, 128 positions, batch 16 (run it with --threads 2)
 Settings: fp32 (nn.GELU, no hooks), and N-bit: every saved tensor through
-compressed_saved_tensors(bits=N) and the MLP's GELU as actq.torch.nn.GELU(bits=N).
+compressed_saved_tensors(bits=N) and the MLP's GELU as actq.torch.nn.GELU(bits=N); below 4
+bits "N-bit" has the hooks' widths by op (their default) and "N-bit tensors" not (ops=False).
 
 Per setting, after --warmup steps, --rounds rounds alternate the settings, --steps steps
 each (so a slow moment of the machine hits every setting alike); ms per step is the median
@@ -62,8 +63,9 @@ MODELS = {
 class Setting:
     """A model, its optimizer and its step for one setting (bits None: fp32)."""
 
-    def __init__(self, m, bits, seed=0):
+    def __init__(self, m, bits, seed=0, ops=True):
         torch.manual_seed(seed)  # the same weights in every setting
+        self.ops = ops
         gelu = (lambda: at.nn.GELU(bits)) if bits else nn.GELU
         self.model = CharGPT(m["vocab"], m["block"], m["d"], m["heads"], m["layers"], gelu)
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=1e-3)
@@ -74,7 +76,7 @@ class Setting:
         if self.quantizer is None:
             logits = self.model(x)
         else:
-            with at.compressed_saved_tensors(quantizer=self.quantizer):
+            with at.compressed_saved_tensors(quantizer=self.quantizer, ops=self.ops):
                 logits = self.model(x)
         loss = F.cross_entropy(logits.reshape(-1, self.vocab), y.reshape(-1))
         self.opt.zero_grad()
@@ -198,6 +200,8 @@ def main():
     settings = {"fp32": Setting(m, None)}
     for b in (int(s) for s in a.bits.split(",")):
         settings["%d-bit" % b] = Setting(m, b)
+        if b < 4:  # the hooks' widths by op (the default) apply: also without them
+            settings["%d-bit tensors" % b] = Setting(m, b, ops=False)
     times = {k: [] for k in settings}
     for s in settings.values():
         for i in range(a.warmup):

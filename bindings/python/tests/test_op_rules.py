@@ -50,7 +50,7 @@ def test_the_widths_by_op_and_the_probabilities_once():
     torch.manual_seed(0)
     m, x = Attention(), batch()
     rec = Recorder()
-    with at.compressed_saved_tensors(bits=2, seed=1, meter=rec, min_numel=1):
+    with at.compressed_saved_tensors(bits=2, seed=1, meter=rec, min_numel=1) as q:
         m(x)
     b, t, h, dh = 4, 32, 2, 16
     # q and k (q k^T's inputs), P (once: softmax and P @ v share it), v at 4 bits; the
@@ -58,6 +58,9 @@ def test_the_widths_by_op_and_the_probabilities_once():
     fours = sorted(math.prod(s) for bits, s in rec.widths if bits == 4)
     assert fours == [b * h * t * dh] * 3 + [b * h * t * t]
     assert [(bits, s) for bits, s in rec.widths if bits == 2] == [(2, (b * t, h * dh))]
+    # the block's quantizer counts every width stored (the LayerNorm's copy at 4 bits)
+    assert q.elements_per_width[2] == b * t * h * dh
+    assert q.elements_per_width[4] == sum(fours) + b * t * 32
     # and the LayerNorm keeps its copy as bytes: 4-bit codes, bf16 metadata (the hooks'
     # default) and 1/std
     assert rec.plain_bytes == b * t * 32 * 4 // 8 + b * t * (2 * 2) + b * t * 2

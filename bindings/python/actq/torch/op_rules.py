@@ -83,6 +83,9 @@ class OpRules(TorchFunctionMode):
         self.wide = Quantizer(wide_bits, seed=quantizer.seed + 1, **kw)
         self.nearest = Quantizer(quantizer.bits, rounding="nearest", seed=quantizer.seed + 2,
                                  **kw)
+        # their elements counted in the block's quantizer (elements_per_width): one tally
+        # of what the block stores at each width
+        self.wide.stored = self.nearest.stored = quantizer.stored
         self.min_numel = min_numel
         self.kind = None
         # (device, address of the first element) -> (a weak reference to the tensor kept, the Shared
