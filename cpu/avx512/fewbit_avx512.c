@@ -24,6 +24,7 @@
  * no memory access). bf16 results are rounded in 32-bit lanes (actq_f32_to_bf16: x +
  * 0x7fff + bit 16) and narrowed with vpmovdw; a NaN product is first replaced by the
  * canonical NaN, whose rounding gives the scalar code's 0x7fc0, so no NaN case remains.
+ * bf16 at 7-8 bits looks the levels up as 16-bit halves on 32 lanes (backward_bf16_words).
  * The codes are unpacked 8 at a time by the AVX2 code (bits_avx2.h), 8-bit codes 16 at a
  * time by one zero-extension of their bytes. Fewer than 32
  * elements at the end of a range run the reference kernel. */
@@ -111,6 +112,88 @@ FB512_INLINE void fb_store32_bf16(void *y, size_t i, __m512 lo, __m512 hi, int n
   actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), nt);
 }
 
+/* bf16 at 7-8 bits: 32 lanes of 16-bit words. Each level's float splits into its high and
+ * low words; each half is looked up from registers of 32 words by two vpermt2w and a blend
+ * on the code's bit 6 (7 bits) or four and a blend tree on bits 6 and 7 (8 bits): half the
+ * permutes of the float lookup for the same 32 elements. (At 5-6 bits the codes'
+ * conversion to words cost more than the permutes it saved: 0.82-1.0x, paired.)
+ * vpunpck{l,h}wd rebuild the floats in fb_load32_bf16's order, so grad_out and grad_in
+ * move as 32 bf16 at a time. */
+typedef struct fb_level_words {
+  __m512i hi[8], lo[8];
+} fb_level_words;
+
+static void fb_level_words_init(fb_level_words *lw, const float *levels) {
+  uint16_t hi[256], lo[256];
+  uint32_t k, u;
+  for (k = 0; k < 256; k++) { /* 256 entries in every table (the driver's) */
+    memcpy(&u, levels + k, 4);
+    hi[k] = (uint16_t)(u >> 16);
+    lo[k] = (uint16_t)u;
+  }
+  for (k = 0; k < 8; k++) {
+    lw->hi[k] = _mm512_loadu_si512(hi + 32 * k);
+    lw->lo[k] = _mm512_loadu_si512(lo + 32 * k);
+  }
+}
+
+/* t[code] for 32 codes c of b = 7 or 8 bits; b6, b7: the codes' bits 6 and 7 */
+FB512_INLINE __m512i fb_lookup_words(const __m512i *t, uint32_t b, __m512i c, __mmask32 b6,
+                                     __mmask32 b7) {
+  if (b == 7)
+    return _mm512_mask_blend_epi16(b6, _mm512_permutex2var_epi16(t[0], c, t[1]),
+                                   _mm512_permutex2var_epi16(t[2], c, t[3]));
+  return _mm512_mask_blend_epi16(
+      b7,
+      _mm512_mask_blend_epi16(b6, _mm512_permutex2var_epi16(t[0], c, t[1]),
+                              _mm512_permutex2var_epi16(t[2], c, t[3])),
+      _mm512_mask_blend_epi16(b6, _mm512_permutex2var_epi16(t[4], c, t[5]),
+                              _mm512_permutex2var_epi16(t[6], c, t[7])));
+}
+
+/* The 32 codes of elements [i, i + 32) as words, in order */
+FB512_INLINE __m512i fb_code_words32(const uint8_t *codes, size_t i, uint32_t b,
+                                     size_t stream_bytes) {
+  const size_t u = (i / 8) * b;
+  __m256i h[2];
+  int j;
+  if (b == 8) return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(codes + u)));
+  for (j = 0; j < 2; j++) { /* a unit may be read as 8 bytes where the stream has them */
+    const size_t v = u + (size_t)(2 * j) * b, w = v + b;
+    h[j] = _mm512_cvtepi32_epi16(_mm512_inserti64x4(
+        _mm512_castsi256_si512(actq_avx2_unpack_unit(codes + v, b, v + 8 <= stream_bytes)),
+        actq_avx2_unpack_unit(codes + w, b, w + 8 <= stream_bytes), 1));
+  }
+  return _mm512_inserti64x4(_mm512_castsi256_si512(h[0]), h[1], 1);
+}
+
+FB512_INLINE void backward_bf16_words(const actq_fewbit_job *job, size_t i0, size_t i1,
+                                      const uint32_t b, const int nt) {
+  const __m512 cnan = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
+  const size_t stream_bytes = actq_stream_bytes(job->n, b);
+  const uint8_t *const codes = job->codes_in;
+  const void *const gout = job->grad_out;
+  void *const gin = job->grad_in;
+  fb_level_words lw;
+  size_t i;
+  fb_level_words_init(&lw, job->table->levels);
+  for (i = i0; i + 32 <= i1; i += 32) {
+    const __m512i c = fb_code_words32(codes, i, b, stream_bytes);
+    const __mmask32 b6 = _mm512_test_epi16_mask(c, _mm512_set1_epi16(64));
+    const __mmask32 b7 = _mm512_test_epi16_mask(c, _mm512_set1_epi16(128));
+    const __m512i hi = fb_lookup_words(lw.hi, b, c, b6, b7);
+    const __m512i lo = fb_lookup_words(lw.lo, b, c, b6, b7);
+    __m512 g0, g1, v0, v1;
+    fb_load32_bf16(gout, i, &g0, &g1);
+    v0 = _mm512_mul_ps(g0, _mm512_castsi512_ps(_mm512_unpacklo_epi16(lo, hi)));
+    v1 = _mm512_mul_ps(g1, _mm512_castsi512_ps(_mm512_unpackhi_epi16(lo, hi)));
+    v0 = _mm512_mask_mov_ps(v0, _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q), cnan);
+    v1 = _mm512_mask_mov_ps(v1, _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q), cnan);
+    fb_store32_bf16(gin, i, v0, v1, nt);
+  }
+  if (i < i1) actq_ref_fewbit_backward(job, i, i1);
+}
+
 FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
                           const uint32_t b, const int nt) {
   const float *levels = job->table->levels; /* 256 entries: whole registers can be read */
@@ -119,6 +202,10 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
   __m512 lv[16];
   size_t i = i0;
   uint32_t k;
+  if (dt == ACTQ_BF16 && b >= 7) {
+    backward_bf16_words(job, i0, i1, b, nt);
+    return;
+  }
   for (k = 0; k < (b <= 4 ? 1u : 1u << (b - 4)); k++) lv[k] = _mm512_loadu_ps(levels + 16 * k);
   for (; i + 32 <= i1; i += 32) {
     const size_t at = (i / 8) * b;

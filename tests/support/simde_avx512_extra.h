@@ -239,6 +239,12 @@ EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi32(__m128i a) {
   return emu_join_si(_mm256_cvtepu8_epi32(a), _mm256_cvtepu8_epi32(_mm_srli_si128(a, 8)));
 }
 
+/* vpmovzxbw: 32 bytes zero-extended to 16-bit lanes. */
+EMU_INLINE simde__m512i emu_mm512_cvtepu8_epi16(__m256i a) {
+  return emu_join_si(_mm256_cvtepu8_epi16(_mm256_castsi256_si128(a)),
+                     _mm256_cvtepu8_epi16(_mm256_extracti128_si256(a, 1)));
+}
+
 /* vpcmpgtw into a mask register (signed words): this CPU's 256-bit compare on each half,
  * one mask bit a word. */
 EMU_INLINE uint32_t emu_word_mask16(__m256i m) {
@@ -283,6 +289,7 @@ EMU_INLINE __mmask32 emu_mm512_cmpgt_epi16_mask(simde__m512i a, simde__m512i b) 
 #undef _mm512_cvtepu8_epi32
 #undef _mm512_cvtepi32_epi8
 #define _mm512_cvtepu8_epi32 emu_mm512_cvtepu8_epi32
+#define _mm512_cvtepu8_epi16 emu_mm512_cvtepu8_epi16
 #define _mm512_cvtepi32_epi8 emu_mm512_cvtepi32_epi8
 #define _mm512_cvtps_ph(a, rounding)                                                       \
   ((void)sizeof(char[(rounding) == (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) ? 1 : -1]), \
