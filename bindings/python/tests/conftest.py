@@ -68,6 +68,24 @@ def float32_matmul_and_convolution():
         setattr(obj, name, value)
 
 
+def recording_meter():
+    """A SavedTensorMeter that also keeps what the hooks compress: .quantized (the
+    Quantized objects), .widths ((bits, the original's shape) of each)."""
+    import actq.torch as at
+
+    class RecordingMeter(at.SavedTensorMeter):
+        def reset(self):
+            super().reset()
+            self.quantized, self.widths = [], []
+
+        def add_compressed(self, q, original):
+            super().add_compressed(q, original)
+            self.quantized.append(q)
+            self.widths.append((q.bits, tuple(original.shape)))
+
+    return RecordingMeter()
+
+
 def assert_same_bytes(got, want, what="tensor"):
     """got (any device) holds exactly want's bytes: same dtype and shape, every byte (NaN
     payloads and signed zeros included)."""

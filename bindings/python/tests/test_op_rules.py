@@ -12,18 +12,7 @@ import torch.nn.functional as F
 
 import actq.torch as at
 from actq.torch.op_rules import OpRules
-
-
-class Recorder(at.SavedTensorMeter):
-    """A meter that also keeps the width of every tensor the hooks compress."""
-
-    def reset(self):
-        super().reset()
-        self.widths = []
-
-    def add_compressed(self, q, original):
-        super().add_compressed(q, original)
-        self.widths.append((q.bits, tuple(original.shape)))
+from conftest import recording_meter
 
 
 class Attention(nn.Module):
@@ -49,7 +38,7 @@ def batch(seed=0, shape=(4, 32, 32)):
 def test_the_widths_by_op_and_the_probabilities_once():
     torch.manual_seed(0)
     m, x = Attention(), batch()
-    rec = Recorder()
+    rec = recording_meter()
     with at.compressed_saved_tensors(bits=2, seed=1, meter=rec, min_numel=1) as q:
         m(x)
     b, t, h, dh = 4, 32, 2, 16
@@ -71,7 +60,7 @@ def test_without_ops_every_tensor_alike():
     m, x = Attention(), batch()
     for kw in (dict(ops=False), dict(bits=4), dict(average_bits=2.0),
                dict(quantizer=type("Sub", (at.Quantizer,), {})(2))):
-        rec = Recorder()
+        rec = recording_meter()
         with at.compressed_saved_tensors(meter=rec, min_numel=1, **kw):
             m(x)
         bits = {w for w, _ in rec.widths}
@@ -104,7 +93,7 @@ def test_the_layernorm_copy_serves_the_linear_unbiased():
     ref = torch.autograd.grad(lin(ln(x)), (lin.weight, ln.bias, x), g)
     draws = []
     for seed in range(200):
-        rec = Recorder()
+        rec = recording_meter()
         with at.compressed_saved_tensors(bits=2, seed=seed, meter=rec):
             y = lin(ln(x))
         gw, glb, gx = torch.autograd.grad(y, (lin.weight, ln.bias, x), g)
@@ -121,7 +110,7 @@ def test_the_layernorm_copy_serves_the_linear_unbiased():
 def test_cross_entropy_inside_keeps_probabilities():
     logits = batch(shape=(64, 40)).reshape(64, 40)
     target = torch.randint(0, 40, (64,), generator=torch.Generator().manual_seed(1))
-    rec = Recorder()
+    rec = recording_meter()
     with at.compressed_saved_tensors(bits=2, meter=rec):
         loss = F.cross_entropy(logits, target)
     assert torch.allclose(loss, F.cross_entropy(logits, target))
@@ -137,7 +126,7 @@ def test_cross_entropy_inside_keeps_probabilities():
 @pytest.mark.skipif(not hasattr(F, "scaled_dot_product_attention"), reason="torch < 2")
 def test_scaled_dot_product_attention_runs_the_op():
     q, k, v = (batch(i, (2, 2, 64, 16)) for i in range(3))
-    rec = Recorder()
+    rec = recording_meter()
     with at.compressed_saved_tensors(bits=2, meter=rec):
         z = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     assert torch.allclose(z, F.scaled_dot_product_attention(q, k, v, is_causal=True),

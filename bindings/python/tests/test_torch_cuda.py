@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 import actq
 import actq.torch as at
-from conftest import assert_same_bytes, needs_cuda
+from conftest import assert_same_bytes, needs_cuda, recording_meter
 
 pytestmark = needs_cuda
 
@@ -297,18 +297,6 @@ def test_fewbit_modules_give_the_cpu_gradient_bytes(make):
     assert held_g == held
 
 
-class Recorder(at.SavedTensorMeter):
-    """A meter that keeps the Quantized objects the hooks make."""
-
-    def reset(self):
-        super().reset()
-        self.quantized = []
-
-    def add_compressed(self, q, original):
-        super().add_compressed(q, original)
-        self.quantized.append(q)
-
-
 def test_hooks_save_the_cpu_bytes_and_give_the_cpu_gradients():
     x = torch.randn(32, 64, generator=gen(86))
     gy = torch.randn(32, 16, generator=gen(87))
@@ -316,7 +304,7 @@ def test_hooks_save_the_cpu_bytes_and_give_the_cpu_gradients():
     for device in ("cpu", CUDA):
         torch.manual_seed(0)
         model = nn.Sequential(nn.Linear(64, 128), nn.Linear(128, 16)).to(device)
-        rec = Recorder()
+        rec = recording_meter()
         with at.compressed_saved_tensors(quantizer=at.Quantizer(2, seed=12), meter=rec):
             y = model(x.to(device))
         assert all(q.packed.device == y.device for q in rec.quantized)
