@@ -151,20 +151,24 @@ FB512_INLINE __m512i fb_lookup_words(const __m512i *t, uint32_t b, __m512i c, __
                               _mm512_permutex2var_epi16(t[6], c, t[7])));
 }
 
+/* The 16 codes of elements [i, i + 16) (i a multiple of 16) as dwords, in order: two units
+ * of 8, each read as 8 bytes where the stream has them; 8-bit codes are their bytes. */
+FB512_INLINE __m512i fb_code_dwords16(const uint8_t *codes, size_t i, uint32_t b,
+                                      size_t stream_bytes) {
+  const size_t u = (i / 8) * b, w = u + b;
+  if (b == 8) return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(codes + u)));
+  return _mm512_inserti64x4(
+      _mm512_castsi256_si512(actq_avx2_unpack_unit(codes + u, b, u + 8 <= stream_bytes)),
+      actq_avx2_unpack_unit(codes + w, b, w + 8 <= stream_bytes), 1);
+}
+
 /* The 32 codes of elements [i, i + 32) as words, in order */
 FB512_INLINE __m512i fb_code_words32(const uint8_t *codes, size_t i, uint32_t b,
                                      size_t stream_bytes) {
-  const size_t u = (i / 8) * b;
-  __m256i h[2];
-  int j;
-  if (b == 8) return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(codes + u)));
-  for (j = 0; j < 2; j++) { /* a unit may be read as 8 bytes where the stream has them */
-    const size_t v = u + (size_t)(2 * j) * b, w = v + b;
-    h[j] = _mm512_cvtepi32_epi16(_mm512_inserti64x4(
-        _mm512_castsi256_si512(actq_avx2_unpack_unit(codes + v, b, v + 8 <= stream_bytes)),
-        actq_avx2_unpack_unit(codes + w, b, w + 8 <= stream_bytes), 1));
-  }
-  return _mm512_inserti64x4(_mm512_castsi256_si512(h[0]), h[1], 1);
+  if (b == 8) return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(codes + i)));
+  return _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm512_cvtepi32_epi16(fb_code_dwords16(codes, i, b, stream_bytes))),
+      _mm512_cvtepi32_epi16(fb_code_dwords16(codes, i + 16, b, stream_bytes)), 1);
 }
 
 FB512_INLINE void backward_bf16_words(const actq_fewbit_job *job, size_t i0, size_t i1,
@@ -208,19 +212,10 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
   }
   for (k = 0; k < (b <= 4 ? 1u : 1u << (b - 4)); k++) lv[k] = _mm512_loadu_ps(levels + 16 * k);
   for (; i + 32 <= i1; i += 32) {
-    const size_t at = (i / 8) * b;
     int j;
     for (j = 0; j < 2; j++) {
-      /* a unit may be read as 8 bytes where the stream has them */
-      const size_t u = at + (size_t)(2 * j) * b, w = u + b;
-      const __m512i q =
-          b == 8 ? _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(job->codes_in + u)))
-                 : _mm512_inserti64x4(_mm512_castsi256_si512(actq_avx2_unpack_unit(
-                                          job->codes_in + u, b, u + 8 <= stream_bytes)),
-                                      actq_avx2_unpack_unit(job->codes_in + w, b,
-                                                            w + 8 <= stream_bytes),
-                                      1);
       const size_t e = i + 16 * (size_t)j;
+      const __m512i q = fb_code_dwords16(job->codes_in, e, b, stream_bytes);
       __m512 v = _mm512_mul_ps(fb_load16(job->grad_out, dt, e), backward_levels16(lv, b, q));
       v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), cnan);
       fb_store16(job->grad_in, dt, e, v, nt);

@@ -320,23 +320,40 @@ def attention(q, k, v, quantizer, qk_quantizer=None, causal=False, scale=None):
                                      quantizer.compress(v), quantizer.compress(p), scale)
 
 
-def _layer_norm_input_grad(gh, xh, rstd, ln_weight):
-    """The LayerNorm's input gradient from d loss / d (its output) gh and the normalized
-    input xh ([positions, d] both), each position's 1/std rstd ([positions, 1])."""
-    gxh = gh * ln_weight if ln_weight is not None else gh
-    return rstd * (gxh - gxh.mean(-1, keepdim=True) - xh * (gxh * xh).mean(-1, keepdim=True))
-
-
-def _normalized(x, eps, quantizer, rows):
-    """(x normalized over its last dimension, compressed by quantizer in `rows` rows
-    (default one a position), each position's 1/std in the quantizer's metadata dtype)"""
+def _layer_norm(x, ln_weight, ln_bias, eps, quantizer, rows):
+    """One LayerNorm pass over x's last dimension: (its output, PyTorch's to the bit; the
+    normalized input (x - mean) / std compressed by quantizer in `rows` rows, default one a
+    position; each position's 1/std in the quantizer's metadata dtype)."""
     d = x.shape[-1]
     with torch.no_grad():
-        xh, _, rstd = torch.native_layer_norm(x, (d,), None, None, eps)
+        y, mean, rstd = torch.native_layer_norm(x, (d,), ln_weight, ln_bias, eps)
+        xh = (x - mean) * rstd
     positions = xh.numel() // d if d else 0
     c = quantizer.compress(xh, positions if rows is None else rows)
     meta = torch.bfloat16 if quantizer._meta_dtype == _DType.BF16 else torch.float32
-    return c, rstd.reshape(-1).to(meta).contiguous()
+    return y, c, rstd.reshape(-1).to(meta).contiguous()
+
+
+def _save_layer_norm(ctx, cxh, rstd, *others):
+    """Saves the normalized input's copy and 1/std (as bytes: the saved-tensor hooks leave
+    uint8 alone, where they would quantize a float tensor of 1024 or more positions)."""
+    ctx.rstd_dtype = rstd.dtype
+    _save_quantized(ctx, cxh, rstd.view(torch.uint8), *others)
+
+
+def _layer_norm_grads(ctx, gh, xh2, rstd, ln_weight, has_bias):
+    """The LayerNorm's (input, weight, bias) gradients, by ctx.needs_input_grad[:3], from
+    d loss / d (its output) gh and the normalized input xh2 ([positions, d] both) and the
+    saved 1/std bytes."""
+    need = ctx.needs_input_grad
+    glw = (gh * xh2).sum(0) if ln_weight is not None and need[1] else None
+    glb = gh.sum(0) if has_bias and need[2] else None
+    gx = None
+    if need[0]:
+        r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gh.dtype)
+        gxh = gh * ln_weight if ln_weight is not None else gh
+        gx = r * (gxh - gxh.mean(-1, keepdim=True) - xh2 * (gxh * xh2).mean(-1, keepdim=True))
+    return gx, glw, glb
 
 
 def _check_layer_norm(name, x, ln_weight, ln_bias):
@@ -349,32 +366,23 @@ def _check_layer_norm(name, x, ln_weight, ln_bias):
 
 
 class CompressedLayerNorm(torch.autograd.Function):
-    """layer_norm(x) over the last dimension keeping the quantized normalized input cxh
-    and each position's 1/std (as bytes: the saved-tensor hooks leave uint8 alone, where
-    they would quantize a float tensor of 1024 or more positions)."""
+    """layer_norm(x) over the last dimension (y, computed by the caller) keeping the
+    quantized normalized input cxh and each position's 1/std."""
 
     @staticmethod
-    def forward(ctx, x, ln_weight, ln_bias, eps, cxh, rstd):
-        ctx.has = (ln_weight is not None, ln_bias is not None)
-        ctx.rstd_dtype = rstd.dtype
-        _save_quantized(ctx, cxh, rstd.view(torch.uint8), ln_weight)
-        return F.layer_norm(x, x.shape[-1:], ln_weight, ln_bias, eps)
+    def forward(ctx, x, ln_weight, ln_bias, y, cxh, rstd):
+        ctx.has_bias = ln_bias is not None
+        _save_layer_norm(ctx, cxh, rstd, ln_weight)
+        return y
 
     @staticmethod
     def backward(ctx, gy):
         cxh, (rstd, ln_weight) = _load_quantized(ctx)
         xh = ops.dequantize(cxh)
         d = xh.shape[-1]
-        xh2, gh = xh.reshape(-1, d), gy.to(xh.dtype).reshape(-1, d)
-        gx = glw = glb = None
-        if ctx.has[0] and ctx.needs_input_grad[1]:
-            glw = (gh * xh2).sum(0)
-        if ctx.has[1] and ctx.needs_input_grad[2]:
-            glb = gh.sum(0)
-        if ctx.needs_input_grad[0]:
-            r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gh.dtype)
-            gx = _layer_norm_input_grad(gh, xh2, r, ln_weight).reshape(xh.shape)
-        return gx, glw, glb, None, None, None
+        gx, glw, glb = _layer_norm_grads(ctx, gy.to(xh.dtype).reshape(-1, d),
+                                         xh.reshape(-1, d), rstd, ln_weight, ctx.has_bias)
+        return None if gx is None else gx.reshape(xh.shape), glw, glb, None, None, None
 
 
 def layer_norm(x, ln_weight, ln_bias, quantizer, eps=1e-5, rows=None):
@@ -384,8 +392,8 @@ def layer_norm(x, ln_weight, ln_bias, quantizer, eps=1e-5, rows=None):
     mean and 1/std. Returns (y, the quantized normalized input): compressed_saved_tensors
     (ops=True) lets a Linear that saves y use that copy instead of one of its own."""
     _check_layer_norm("layer_norm", x, ln_weight, ln_bias)
-    c, rstd = _normalized(x, eps, quantizer, rows)
-    return CompressedLayerNorm.apply(x, ln_weight, ln_bias, float(eps), c, rstd), c
+    y, c, rstd = _layer_norm(x, ln_weight, ln_bias, eps, quantizer, rows)
+    return CompressedLayerNorm.apply(x, ln_weight, ln_bias, y, c, rstd), c
 
 
 class CompressedLayerNormLinear(torch.autograd.Function):
@@ -396,35 +404,27 @@ class CompressedLayerNormLinear(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, ln_weight, ln_bias, weight, bias, h, cxh, rstd):
-        ctx.has = (ln_weight is not None, ln_bias is not None, bias is not None)
-        ctx.rstd_dtype = rstd.dtype
-        _save_quantized(ctx, cxh, rstd.view(torch.uint8), ln_weight, ln_bias, weight)
+        ctx.has_bias = (ln_bias is not None, bias is not None)
+        _save_layer_norm(ctx, cxh, rstd, ln_weight, ln_bias, weight)
         return F.linear(h, weight, bias)
 
     @staticmethod
     def backward(ctx, gy):
         cxh, (rstd, ln_weight, ln_bias, weight) = _load_quantized(ctx)
-        has_lw, has_lb, has_b = ctx.has
         xh = ops.dequantize(cxh)
         d = xh.shape[-1]
         xh2 = xh.reshape(-1, d)
         g2 = gy.to(xh.dtype).reshape(-1, gy.shape[-1])
-        gw = gb = glw = glb = gx = None
+        gw = gb = gx = glw = glb = None
         if ctx.needs_input_grad[3]:
-            h2 = xh2 * ln_weight if has_lw else xh2
-            gw = g2.t().mm(h2 + ln_bias if has_lb else h2)
-        if has_b and ctx.needs_input_grad[4]:
+            h2 = xh2 * ln_weight if ln_weight is not None else xh2
+            gw = g2.t().mm(h2 + ln_bias if ln_bias is not None else h2)
+        if ctx.has_bias[1] and ctx.needs_input_grad[4]:
             gb = g2.sum(0)
-        if any(ctx.needs_input_grad[:3]):
-            gh = g2.mm(weight)  # d loss / d (the LayerNorm's output)
-            if has_lw and ctx.needs_input_grad[1]:
-                glw = (gh * xh2).sum(0)
-            if has_lb and ctx.needs_input_grad[2]:
-                glb = gh.sum(0)
-            if ctx.needs_input_grad[0]:
-                r = rstd.view(ctx.rstd_dtype).reshape(-1, 1).to(gh.dtype)
-                gx = _layer_norm_input_grad(gh, xh2, r, ln_weight).reshape(xh.shape)
-        return gx, glw, glb, gw, gb, None, None, None
+        if any(ctx.needs_input_grad[:3]):  # g2 @ weight: d loss / d (the LayerNorm's output)
+            gx, glw, glb = _layer_norm_grads(ctx, g2.mm(weight), xh2, rstd, ln_weight,
+                                             ctx.has_bias[0])
+        return None if gx is None else gx.reshape(xh.shape), glw, glb, gw, gb, None, None, None
 
 
 def layer_norm_linear(x, ln_weight, ln_bias, weight, bias, quantizer, eps=1e-5,
@@ -444,9 +444,7 @@ def layer_norm_linear(x, ln_weight, ln_bias, weight, bias, quantizer, eps=1e-5,
         raise ValueError("layer_norm_linear takes x [..., d], Linear weight [out, d] and bias "
                          "[out], got %s, %s, %s" % (tuple(x.shape), tuple(weight.shape),
                                                      None if bias is None else tuple(bias.shape)))
-    c, rstd = _normalized(x, eps, quantizer, rows)
-    with torch.no_grad():
-        h = F.layer_norm(x, x.shape[-1:], ln_weight, ln_bias, eps)
+    h, c, rstd = _layer_norm(x, ln_weight, ln_bias, eps, quantizer, rows)
     return CompressedLayerNormLinear.apply(x, ln_weight, ln_bias, weight, bias, h, c, rstd)
 
 

@@ -24,10 +24,9 @@ import torch
 from .. import rules
 from ..quantized import Quantized
 from .meter import is_parameter
-from .op_rules import OpRules, Shared
+from .op_rules import COMPRESSIBLE, OpRules, Shared
 from .quantizer import Quantizer
 
-COMPRESSIBLE = frozenset((torch.float32, torch.float16, torch.bfloat16))
 WIDE_BITS = 4  # op_rules.py: what attention, softmax and LayerNorm keep
 
 
@@ -45,19 +44,17 @@ class SavedTensorHooks:
             if self.meter is not None:
                 self.meter.add_plain(t)
             return t
+        compress, keep = self._compress, False
         if self.rules is not None:
             shared = self.rules.shared(t)
             if shared is not None:
                 return shared  # held (and counted) where its copy was made
             q, keep = self.rules.quantizer_for(t)
             if q is not None:
-                c = q.compress(t)
-                if keep:
-                    self.rules.keep(t, c)
-                if self.meter is not None:
-                    self.meter.add_compressed(c, t)
-                return c
-        c = self._compress(t)
+                compress = q.compress
+        c = compress(t)
+        if keep:
+            self.rules.keep(t, c)
         if self.meter is not None:
             # An AutoPrecision measuring sensitivities keeps some tensors as they are.
             if isinstance(c, Quantized):

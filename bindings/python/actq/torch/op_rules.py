@@ -33,6 +33,7 @@ from . import functional as AF
 from .meter import is_parameter
 from .quantizer import Quantizer
 
+COMPRESSIBLE = frozenset((torch.float32, torch.float16, torch.bfloat16))  # the library's
 _SOFTMAX = frozenset((F.softmax, torch.softmax, torch.Tensor.softmax))
 _PRODUCTS = frozenset((torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__,
                        torch.Tensor.__rmatmul__, torch.bmm, torch.Tensor.bmm))
@@ -88,9 +89,9 @@ class OpRules(TorchFunctionMode):
         self.wide.stored = self.nearest.stored = quantizer.stored
         self.min_numel = min_numel
         self.kind = None
-        # (device, address of the first element) -> (a weak reference to the tensor kept, the Shared
-        # to give a tensor on the same bytes); the reference proves the bytes still are
-        # that tensor's (an allocator reuses the addresses of freed tensors)
+        # (device, address of the first element) -> (a weak reference to the tensor kept,
+        # its size, the Shared to give a tensor on the same bytes); the reference proves
+        # the bytes still are that tensor's (an allocator reuses freed tensors' addresses)
         self._kept = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -120,11 +121,11 @@ class OpRules(TorchFunctionMode):
     def _kind(func, args):
         if func is F.linear:
             return "linear"
-        if func in _PRODUCTS or func in _SOFTMAX:
-            if func in _SOFTMAX:
-                return "wide"
-            tensors = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-            return "linear" if any(is_parameter(t) for t in tensors) else "wide"
+        if func in _SOFTMAX:
+            return "wide"
+        if func in _PRODUCTS:  # a product with a parameter is a Linear's
+            return "linear" if any(isinstance(a, torch.Tensor) and is_parameter(a)
+                                   for a in args[:2]) else "wide"
         return None
 
     def _layer_norm(self, input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -132,7 +133,7 @@ class OpRules(TorchFunctionMode):
             else (normalized_shape,)
         if len(shape) != 1 or input.dim() < 1 or shape[0] != input.shape[-1] or \
                 input.numel() < self.min_numel or not torch.is_grad_enabled() or \
-                input.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+                input.dtype not in COMPRESSIBLE:
             return None
         y, copy = AF.layer_norm(input, weight, bias, self.wide, eps)
         self._keep(y, Shared(copy, None, weight, bias))
