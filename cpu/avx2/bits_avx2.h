@@ -52,7 +52,7 @@ static inline __attribute__((always_inline)) __m256i actq_avx2_pack32(__m256i v,
  * bytes from out may be written: with room for two 16-byte stores they go straight out
  * (their zero padding is overwritten by the next stores in order); otherwise through a
  * scratch buffer, so that nothing past the caller's range is ever written. */
-static inline void actq_avx2_store_pack32(uint8_t *out, __m256i p, uint32_t b, size_t nbytes,
+static inline __attribute__((always_inline)) void actq_avx2_store_pack32(uint8_t *out, __m256i p, uint32_t b, size_t nbytes,
                                           size_t room) {
   if (room >= 2 * b + 16) {
     _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(p));

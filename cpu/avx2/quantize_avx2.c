@@ -12,6 +12,7 @@
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
+#include "cpu/avx2/meta_avx2.h"
 #include "cpu/quantize_groups.h"
 
 static inline float hmin8(__m256 v) {
@@ -162,6 +163,7 @@ ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, siz
   actq_avx2_noise_fill(seed, offset, block0, nblocks, out);
 }
 
-static const actq_quantize_hooks hooks_avx2 = {range_avx2, noise_avx2, units_avx2};
+static const actq_quantize_hooks hooks_avx2 = {range_avx2, noise_avx2, units_avx2,
+                                               actq_meta_groups_avx2};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx2_quantize_groups, hooks_avx2)

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "cpu/avx512/avx512.h"
+#include "cpu/avx2/meta_avx2.h"
 #include "cpu/avx512/bits_tables_avx512.h"
 #include "cpu/quantize_groups.h"
 
@@ -145,7 +146,10 @@ INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int 
     for (j = 0; j < 4; j++) {
       const size_t have = left * 8 > 16 * j ? left * 8 - 16 * j : 0; /* elements in vector j */
       const __mmask16 m = have >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << have) - 1u);
-      q[j] = codes16(load16(x, dt, e + 16 * j, m, z), vm, wide, rcp, stochastic, nz + 16 * j);
+      /* a vector past the units is not loaded: a load with no lane (fault suppressed)
+       * still waits for its line on some cores */
+      q[j] = have ? codes16(load16(x, dt, e + 16 * j, m, z), vm, wide, rcp, stochastic, nz + 16 * j)
+                  : _mm512_setzero_si512();
     }
     pack64_store(q[0], q[1], q[2], q[3], bits, left, out);
   }
@@ -178,6 +182,7 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
   actq_avx512_noise_fill(seed, offset, block0, nblocks, out);
 }
 
-static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512};
+static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512,
+                                                 actq_meta_groups_avx2};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx512_quantize_groups, hooks_avx512)
