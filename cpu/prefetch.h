@@ -16,17 +16,12 @@
 
 /* Asks for the input ACTQ_PREFETCH_BYTES past this group's (the same number of lines as
  * the group has: n elements of es bytes from element i0), never past the row's end. */
-static inline void actq_prefetch_ahead(const void *x, size_t es, size_t i0, size_t n,
-                                       size_t row_end, size_t ahead) {
-  const char *p = (const char *)x + i0 * es + ahead;
+static inline void actq_prefetch_group(const void *x, size_t es, size_t i0, size_t n,
+                                       size_t row_end) {
+  const char *p = (const char *)x + i0 * es + ACTQ_PREFETCH_BYTES;
   const char *end = (const char *)x + row_end * es;
   size_t off;
   for (off = 0; off < n * es && p + off < end; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
-}
-
-static inline void actq_prefetch_group(const void *x, size_t es, size_t i0, size_t n,
-                                       size_t row_end) {
-  actq_prefetch_ahead(x, es, i0, n, row_end, ACTQ_PREFETCH_BYTES);
 }
 
 #endif /* ACTQ_CPU_PREFETCH_H */

@@ -50,8 +50,8 @@ typedef struct actq_quantize_hooks {
 /* With a meta hook, the loop takes small groups in batches: pass 1 of each, their
  * metadata at once, then pass 2 of each, which rereads the batch's input from L1. A batch
  * holds at most ACTQ_QUANTIZE_BATCH_BYTES of input: larger batches measured slower from
- * memory on a Zen 5 (8-16 KiB: 0.77-0.87x group by group), as pass 2 then computes long
- * with no load in flight. */
+ * memory on a Zen 5 (8-16 KiB: 0.77-0.87x group by group; likely because pass 2 then
+ * computes long with few loads in flight). */
 #define ACTQ_QUANTIZE_BATCH 16
 #define ACTQ_QUANTIZE_BATCH_BYTES 2048
 
@@ -102,8 +102,8 @@ typedef struct actq_quantize_row {
 
 /* Pass 1 of group gi: its min, max and whether it is finite. */
 ACTQ_INLINE void actq_quantize_group_range(const actq_quantize_row *w, size_t gi, actq_dtype dt,
-                                           const actq_quantize_hooks *h, int prefetch, float *mn,
-                                           float *mx, int *finite) {
+                                           const actq_quantize_hooks *h, float *mn, float *mx,
+                                           int *finite) {
   const actq_grid *gr = &w->job->grid;
   const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
   const size_t whole = (c1 - c0) & ~(size_t)7;
@@ -111,9 +111,8 @@ ACTQ_INLINE void actq_quantize_group_range(const actq_quantize_row *w, size_t gi
   int seen = 0;
   *mn = *mx = 0.0f;
   *finite = 1;
-  if (prefetch)
-    actq_prefetch_group(w->job->x, dt == ACTQ_F32 ? 4 : 2, w->base + c0, c1 - c0,
-                        w->base + gr->cols);
+  actq_prefetch_group(w->job->x, dt == ACTQ_F32 ? 4 : 2, w->base + c0, c1 - c0,
+                      w->base + gr->cols);
   if (whole) {
     h->range(w->job->x, dt, w->base + c0, whole, mn, mx, finite);
     seen = 1;
@@ -179,17 +178,12 @@ ACTQ_INLINE size_t actq_quantize_batch_groups(const actq_grid *gr, actq_dtype dt
   return n < 4 ? 1 : n < ACTQ_QUANTIZE_BATCH ? n : ACTQ_QUANTIZE_BATCH;
 }
 
-/* Groups `batch` (> 1) at a time: pass 1 of each, their metadata at once, then pass 2 of
- * each, which rereads the batch's input from L1. The input is asked for during pass 2,
- * ACTQ_PREFETCH_BYTES past the next batch: the metadata of a batch wait for all of its
- * loads, so those must be in the cache by then (asked for in pass 1 as group by group, a
- * batch of small groups from memory took 2x the time of the group-by-group loop on a Zen
- * 5: pass 2 then computes with no load in flight). */
+/* Groups `batch` (> 1) at a time: pass 1 of each, their metadata at once (the meta
+ * hook), then pass 2 of each, which rereads the batch's input from L1. */
 ACTQ_INLINE size_t actq_quantize_batches(actq_quantize_row *w, size_t g0, size_t g1,
                                          size_t batch, actq_dtype dt, int stochastic,
                                          const actq_quantize_hooks *h) {
   const actq_grid *gr = &w->job->grid;
-  const size_t es = dt == ACTQ_F32 ? 4 : 2, ahead = batch * gr->group_size * es + ACTQ_PREFETCH_BYTES;
   size_t nonfinite = 0, gb, nb, k;
   for (gb = g0; gb < g1; gb += nb) {
     float mn[ACTQ_QUANTIZE_BATCH], mx[ACTQ_QUANTIZE_BATCH];
@@ -197,16 +191,13 @@ ACTQ_INLINE size_t actq_quantize_batches(actq_quantize_row *w, size_t g0, size_t
     actq_group_meta gm[ACTQ_QUANTIZE_BATCH];
     nb = g1 - gb < batch ? g1 - gb : batch;
     for (k = 0; k < nb; k++)
-      actq_quantize_group_range(w, gb + k, dt, h, 0, &mn[k], &mx[k], &finite[k]);
+      actq_quantize_group_range(w, gb + k, dt, h, &mn[k], &mx[k], &finite[k]);
     if (nb > 1)
       h->meta(mn, mx, finite, nb, w->bits, gr->meta_dtype, gm);
     else
       actq_group_meta_compute(mn[0], mx[0], finite[0], w->bits, gr->meta_dtype, &gm[0]);
-    for (k = 0; k < nb; k++) {
-      const size_t c0 = actq_grid_group_begin(gr, gb + k), c1 = actq_grid_group_end(gr, gb + k);
-      actq_prefetch_ahead(w->job->x, es, w->base + c0, c1 - c0, w->base + gr->cols, ahead);
+    for (k = 0; k < nb; k++)
       nonfinite += actq_quantize_group_codes(w, gb + k, &gm[k], dt, stochastic, h);
-    }
   }
   return nonfinite;
 }
@@ -237,7 +228,7 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
     float mn, mx;
     int finite;
     actq_group_meta g;
-    actq_quantize_group_range(&w, gi, dt, h, 1, &mn, &mx, &finite);
+    actq_quantize_group_range(&w, gi, dt, h, &mn, &mx, &finite);
     actq_group_meta_compute(mn, mx, finite, w.bits, gr->meta_dtype, &g);
     nonfinite += actq_quantize_group_codes(&w, gi, &g, dt, stochastic, h);
   }
