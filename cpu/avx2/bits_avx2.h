@@ -48,20 +48,31 @@ static inline __attribute__((always_inline)) __m256i actq_avx2_pack32(__m256i v,
   return _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)actq_avx2_compress_shuf[b]));
 }
 
+/* The end of a range: the first `nbytes` bytes of the two 16-byte halves lo and hi (hi at
+ * out + 2b) through a scratch buffer, so that nothing past the caller's range is written.
+ * Out of line and cold: the loops that store pack32 results keep only the fast path. */
+static __attribute__((noinline, cold, unused)) void actq_avx2_store_pack32_end(
+    uint8_t *out, __m128i lo, __m128i hi, uint32_t b, size_t nbytes) {
+  uint8_t tmp[48];
+  _mm_storeu_si128((__m128i *)tmp, lo);
+  _mm_storeu_si128((__m128i *)(tmp + 2 * b), hi);
+  memcpy(out, tmp, nbytes);
+}
+
 /* Stores the first `nbytes` (<= 4b) bytes of a pack32 result at out. `room` is how many
  * bytes from out may be written: with room for two 16-byte stores they go straight out
- * (their zero padding is overwritten by the next stores in order); otherwise through a
- * scratch buffer, so that nothing past the caller's range is ever written. */
-static inline __attribute__((always_inline)) void actq_avx2_store_pack32(uint8_t *out, __m256i p, uint32_t b, size_t nbytes,
-                                          size_t room) {
-  if (room >= 2 * b + 16) {
+ * (their zero padding is overwritten by the next stores in order); otherwise through
+ * actq_avx2_store_pack32_end. Always inlined: a call from a loop passes p through the
+ * stack (AVX2 quantize of groups of 256 measured 5% slower with GCC's choice not to
+ * inline it). */
+static inline __attribute__((always_inline)) void actq_avx2_store_pack32(
+    uint8_t *out, __m256i p, uint32_t b, size_t nbytes, size_t room) {
+  if (__builtin_expect(room >= 2 * b + 16, 1)) {
     _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(p));
     _mm_storeu_si128((__m128i *)(out + 2 * b), _mm256_extracti128_si256(p, 1));
   } else {
-    uint8_t tmp[48];
-    _mm_storeu_si128((__m128i *)tmp, _mm256_castsi256_si128(p));
-    _mm_storeu_si128((__m128i *)(tmp + 2 * b), _mm256_extracti128_si256(p, 1));
-    memcpy(out, tmp, nbytes);
+    actq_avx2_store_pack32_end(out, _mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1),
+                               b, nbytes);
   }
 }
 
