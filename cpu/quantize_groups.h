@@ -172,7 +172,8 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
 /* How many groups a batch takes: as many as ACTQ_QUANTIZE_BATCH_BYTES of input hold, at
  * most ACTQ_QUANTIZE_BATCH; groups larger than a quarter of that go one by one (their
  * metadata are a small part of their time, and batches of 2-3 larger groups measured
- * 0.89-0.95x group by group; groups of 32-256 elements 1.03-1.55x). */
+ * 0.89-0.95x group by group from memory; docs/bench-cpu.md, "The metadata in vector
+ * lanes"). */
 ACTQ_INLINE size_t actq_quantize_batch_groups(const actq_grid *gr, actq_dtype dt) {
   const size_t n = ACTQ_QUANTIZE_BATCH_BYTES / (gr->group_size * (dt == ACTQ_F32 ? 4 : 2));
   return n < 4 ? 1 : n < ACTQ_QUANTIZE_BATCH ? n : ACTQ_QUANTIZE_BATCH;
