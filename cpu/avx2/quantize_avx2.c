@@ -29,23 +29,16 @@ static inline float hmax8(__m256 v) {
   return _mm_cvtss_f32(m);
 }
 
-static inline uint32_t hmax8u(__m256i v) {
-  __m128i m = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0x4e));
-  m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0xb1));
-  return (uint32_t)_mm_cvtsi128_si32(m);
-}
-
 /* Pass 1 over the n (a positive multiple of 8) elements from i0. On a group without NaN
  * or Inf, min and max equal the reference's up to the sign of zero, which
  * actq_group_meta_compute ignores; with a NaN or Inf the group is nonfinite and min/max do
- * not matter. */
+ * not matter. The nonfinite check: the lanes where a NaN was seen (one unordered compare
+ * covers two vectors), and, without NaN, an Inf is the min or the max itself. */
 ACTQ_INLINE void range_avx2(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                             int *finite) {
-  const __m256i absmask = _mm256_set1_epi32(0x7fffffff);
   __m256 v = actq_avx2_load8(x, dt, i0);
   __m256 mn0 = v, mx0 = v, mn1 = v, mx1 = v;
-  __m256i big0 = _mm256_and_si256(_mm256_castps_si256(v), absmask), big1 = big0;
+  __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
   size_t j;
   for (j = 8; j + 16 <= n; j += 16) { /* two accumulator sets: min/max latency */
     __m256 a = actq_avx2_load8(x, dt, i0 + j), b = actq_avx2_load8(x, dt, i0 + j + 8);
@@ -53,18 +46,17 @@ ACTQ_INLINE void range_avx2(const void *x, actq_dtype dt, size_t i0, size_t n, f
     mx0 = _mm256_max_ps(mx0, a);
     mn1 = _mm256_min_ps(mn1, b);
     mx1 = _mm256_max_ps(mx1, b);
-    big0 = _mm256_max_epu32(big0, _mm256_and_si256(_mm256_castps_si256(a), absmask));
-    big1 = _mm256_max_epu32(big1, _mm256_and_si256(_mm256_castps_si256(b), absmask));
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
   }
   for (; j < n; j += 8) {
     __m256 a = actq_avx2_load8(x, dt, i0 + j);
     mn0 = _mm256_min_ps(mn0, a);
     mx0 = _mm256_max_ps(mx0, a);
-    big0 = _mm256_max_epu32(big0, _mm256_and_si256(_mm256_castps_si256(a), absmask));
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
   }
   *mn = hmin8(_mm256_min_ps(mn0, mn1));
   *mx = hmax8(_mm256_max_ps(mx0, mx1));
-  *finite = hmax8u(_mm256_max_epu32(big0, big1)) < 0x7f800000u;
+  *finite = (_mm256_movemask_ps(nan) == 0) & actq_f32_is_finite(*mn) & actq_f32_is_finite(*mx);
 }
 
 typedef struct vec_meta {

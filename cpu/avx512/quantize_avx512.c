@@ -26,39 +26,38 @@ INLINE __m512 load16(const void *x, actq_dtype dt, size_t i, __mmask16 mask, __m
 
 /* Pass 1 (see range_avx2 in quantize_avx2.c), n a positive multiple of 8. Lanes past the
  * whole units repeat the first vector, so they change neither min, max nor the nonfinite
- * check. */
+ * check. The check is a mask of NaN lanes (one unordered compare covers two vectors); an
+ * Inf, if no NaN, is the min or the max itself. */
 INLINE void range_avx512(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                          int *finite) {
-  const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
   const __mmask16 m0 = n >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
   __m512 v = load16(x, dt, i0, m0, _mm512_setzero_ps());
   __m512 mn0, mx0, mn1, mx1;
-  __m512i big0, big1;
+  __mmask16 nan;
   size_t j;
   if (n < 16)
     v = _mm512_mask_mov_ps(v, 0xff00, _mm512_permutexvar_ps(
                                           _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7), v));
   mn0 = mx0 = mn1 = mx1 = v;
-  big0 = big1 = _mm512_and_si512(_mm512_castps_si512(v), absmask);
+  nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
   for (j = 16; j + 32 <= n; j += 32) {
     __m512 a = load16(x, dt, i0 + j, 0xffff, v), b = load16(x, dt, i0 + j + 16, 0xffff, v);
     mn0 = _mm512_min_ps(mn0, a);
     mx0 = _mm512_max_ps(mx0, a);
     mn1 = _mm512_min_ps(mn1, b);
     mx1 = _mm512_max_ps(mx1, b);
-    big0 = _mm512_max_epu32(big0, _mm512_and_si512(_mm512_castps_si512(a), absmask));
-    big1 = _mm512_max_epu32(big1, _mm512_and_si512(_mm512_castps_si512(b), absmask));
+    nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
   }
   for (; j < n; j += 16) {
     const __mmask16 m = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
     __m512 a = load16(x, dt, i0 + j, m, v);
     mn0 = _mm512_min_ps(mn0, a);
     mx0 = _mm512_max_ps(mx0, a);
-    big0 = _mm512_max_epu32(big0, _mm512_and_si512(_mm512_castps_si512(a), absmask));
+    nan |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
   }
   *mn = _mm512_reduce_min_ps(_mm512_min_ps(mn0, mn1));
   *mx = _mm512_reduce_max_ps(_mm512_max_ps(mx0, mx1));
-  *finite = (uint32_t)_mm512_reduce_max_epu32(_mm512_max_epu32(big0, big1)) < 0x7f800000u;
+  *finite = (nan == 0) & actq_f32_is_finite(*mn) & actq_f32_is_finite(*mx);
 }
 
 typedef struct vec_meta {
