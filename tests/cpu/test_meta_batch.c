@@ -18,15 +18,11 @@
 
 #include "cpu/avx2/meta_avx2.h"
 #include "cpu/isa.h"
+#include "support/data_gen.h"
 
-static uint64_t rng = 0x13198a2e03707344ull;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static float unit(void) { return (float)(rnd() >> 40) * 0x1p-24f; }
+static test_rng rng = {0x13198a2e03707344ull};
+static uint64_t rnd(void) { return rng_next(&rng); }
+static float unit(void) { return (float)(rnd() >> 40) * 0x1p-24f; } /* [0, 1), exact */
 
 /* one group's pass-1 result: min, max, finite; *short_guess set for the step-up kind */
 static void draw(uint32_t bits, float *mn, float *mx, int *finite, int *short_guess) {
