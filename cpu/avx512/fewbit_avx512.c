@@ -98,10 +98,14 @@ FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt)
 
 /* 32 bf16 of x + i as two float vectors: each 128-bit lane's words 0-3 go to *lo, 4-7 to
  * *hi (a bf16 in the high half of a dword is its float), the order fb_store32_bf16 undoes */
-FB512_INLINE void fb_load32_bf16(const void *x, size_t i, __m512 *lo, __m512 *hi) {
-  const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i), zero = _mm512_setzero_si512();
+FB512_INLINE void fb_unpack32_bf16(__m512i h, __m512 *lo, __m512 *hi) {
+  const __m512i zero = _mm512_setzero_si512();
   *lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, h));
   *hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, h));
+}
+
+FB512_INLINE void fb_load32_bf16(const void *x, size_t i, __m512 *lo, __m512 *hi) {
+  fb_unpack32_bf16(_mm512_loadu_si512((const uint16_t *)x + i), lo, hi);
 }
 
 /* fb_load32_bf16's halves (NaN already canonical), rounded, back to y + i: vpackusdw puts
@@ -230,6 +234,7 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
  * 2^s entries repeated), level 5 in two, level 6 in four, level 7 in eight. */
 typedef struct fb_tree16 {
   __m512 lv[5], l5[2], l6[4], l7[8];
+  __m512 l1[2]; /* level 1's two bounds, each in every lane (fb_level_masks16 at 2 bits) */
 } fb_tree16;
 
 static void fb_tree16_init(fb_tree16 *tr, const float *bounds, uint32_t b) {
@@ -240,6 +245,7 @@ static void fb_tree16_init(fb_tree16 *tr, const float *bounds, uint32_t b) {
     for (l = 0; l < 128; l++) /* entries past 2^s repeat the level */
       lv[s][l] = bounds[actq_fewbit_level_bound(b, s, l % (1u << s))];
   for (s = 0; s < 5; s++) tr->lv[s] = _mm512_loadu_ps(lv[s]);
+  for (k = 0; k < 2; k++) tr->l1[k] = _mm512_set1_ps(lv[1][k]);
   for (k = 0; k < 2; k++) tr->l5[k] = _mm512_loadu_ps(lv[5] + 16 * k);
   for (k = 0; k < 4; k++) tr->l6[k] = _mm512_loadu_ps(lv[6] + 16 * k);
   for (k = 0; k < 8; k++) tr->l7[k] = _mm512_loadu_ps(lv[7] + 16 * k);
@@ -310,12 +316,17 @@ FB512_INLINE void fb_store_planes32(uint8_t *out, uint32_t b, uint32_t hi, uint3
 
 /* 1-4 bits: the compare mask of each level s < b of the search for 16 x (fb_codes16's
  * compares, without building the codes): bit j of m[s] is bit b - 1 - s of element j's
- * code. The index l as in fb_codes16, but for the last level's, which no permute reads. */
+ * code. The index l as in fb_codes16, but for the last level's, which no permute reads;
+ * at 2 bits level 1's bound is a blend of its two by level 0's mask (no index, no permute). */
 FB512_INLINE void fb_level_masks16(const fb_tree16 *tr, uint32_t b, __m512 x, __mmask16 *m) {
   const __m512i one = _mm512_set1_epi32(1);
   __m512i l = _mm512_setzero_si512();
   uint32_t s;
   m[0] = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
+  if (b == 2) {
+    m[1] = _mm512_cmp_ps_mask(_mm512_mask_blend_ps(m[0], tr->l1[0], tr->l1[1]), x, _CMP_LT_OQ);
+    return;
+  }
   for (s = 1; s < b; s++) {
     l = _mm512_mask_add_epi32(_mm512_add_epi32(l, l), m[s - 1], _mm512_add_epi32(l, l), one);
     m[s] = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[s]), x, _CMP_LT_OQ);
@@ -356,6 +367,22 @@ FB512_INLINE void fb_store_words32(uint8_t *out, uint32_t b, uint64_t w0, uint64
   }
 }
 
+/* nan with -1 in the lanes where x0 or x1 is NaN: a vector register, because a mask
+ * accumulator went through a general register every iteration (gcc 12) */
+FB512_INLINE __m512i fb_nan_lanes(__m512i nan, __m512 x0, __m512 x1) {
+  return _mm512_mask_mov_epi32(nan, _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q),
+                               _mm512_set1_epi32(-1));
+}
+
+/* 32 codes of 1 or 2 bits, of x0 (elements 0-15) and x1 (16-31), to out as bit planes */
+FB512_INLINE void fb_planes32_store(const fb_tree16 *tr, uint32_t b, __m512 x0, __m512 x1,
+                                    uint8_t *out) {
+  __mmask16 m0[2] = {0, 0}, m1[2] = {0, 0};
+  fb_level_masks16(tr, b, x0, m0);
+  fb_level_masks16(tr, b, x1, m1);
+  fb_store_planes32(out, b, (uint32_t)m1[0] << 16 | m0[0], (uint32_t)m1[1] << 16 | m0[1]);
+}
+
 /* The codes of [i0, i1), i1 <= range_end, the end of this thread's range; tr from
  * fb_tree16_init of the table. 1-4 bits store bit planes (fb_store_planes32,
  * fb_store_words32), wider codes are narrowed to bytes and packed. */
@@ -371,19 +398,12 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
   const void *const x = job->x;
   uint8_t *const codes = job->codes;
   size_t i = i0;
-  /* -1 in the lanes where x0 or x1 was NaN in some vector: a vector register, because a
-   * mask accumulator went through a general register every iteration (gcc 12) */
-  __m512i nan = _mm512_setzero_si512();
+  __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
   for (; i + 32 <= i1; i += 32) {
     const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
-    nan = _mm512_mask_mov_epi32(nan, _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q),
-                                _mm512_set1_epi32(-1));
+    nan = fb_nan_lanes(nan, x0, x1);
     if (b <= 2) {
-      __mmask16 m0[2] = {0, 0}, m1[2] = {0, 0};
-      fb_level_masks16(tr, b, x0, m0);
-      fb_level_masks16(tr, b, x1, m1);
-      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)m1[0] << 16 | m0[0],
-                        (uint32_t)m1[1] << 16 | m0[1]);
+      fb_planes32_store(tr, b, x0, x1, codes + (i / 8) * b);
     } else if (b <= 4) {
       fb_store_words32(codes + (i / 8) * b, b, fb_planes_word16(tr, b, x0),
                        fb_planes_word16(tr, b, x1), range_bytes - (i / 8) * b);
@@ -600,9 +620,85 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
 #undef Y16_CASE
 #undef Y16_DT
 
-/* With y, block by block: the codes of a block, then its y from the x the codes pass left
- * in L1, so that each loop is specialized to one thing (width, or activation) and x is
- * read from memory once. */
+/* y and 1- or 2-bit codes of [i0, i1), a multiple of 32 elements, in one loop: the codes
+ * of each 32 elements from the registers that y is computed from. At these widths the
+ * codes are a compare or two per vector and the bit planes, cheaper than a second pass
+ * over the block (its loads, its loop, its tree); wider codes keep the block passes. An
+ * activation of ACTQ_AVX512_ACTS, NaN results canonical, as y16_body and the codes
+ * passes. Returns whether some x was NaN. */
+FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, size_t i0,
+                            size_t i1, const int act, const actq_dtype dt, const uint32_t b,
+                            const int nt) {
+  const float param = job->table->param;
+  const void *const x = job->x; /* locals, as encode16_body's */
+  void *const y = job->y;
+  uint8_t *const codes = job->codes;
+  size_t i, nan_keys = 0;
+  __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
+  if (dt == ACTQ_BF16) {
+    const fb_keys32 local = sr->kt, *kt = &local;
+    for (i = i0; i < i1; i += 32) {
+      const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i);
+      __m512 lo, hi;
+      __mmask32 low_plane;
+      const __mmask32 top_plane = fb_key_planes32(kt, b, h, &low_plane, &nan_keys);
+      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)top_plane, (uint32_t)low_plane);
+      fb_unpack32_bf16(h, &lo, &hi);
+      fb_store32_bf16(y, i, actq_avx512_fewbit_forward(act, param, lo),
+                      actq_avx512_fewbit_forward(act, param, hi), nt);
+    }
+  } else {
+    const fb_tree16 local = sr->tr, *tr = &local;
+    for (i = i0; i < i1; i += 32) {
+      const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
+      nan = fb_nan_lanes(nan, x0, x1);
+      fb_planes32_store(tr, b, x0, x1, codes + (i / 8) * b);
+      fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, x0), nt);
+      fb_store16(y, dt, i + 16, actq_avx512_fewbit_forward(act, param, x1), nt);
+    }
+  }
+  return nan_keys + (_mm512_test_epi32_mask(nan, nan) != 0);
+}
+
+#define YC_B(ACT, DT)                                                                      \
+  return b == 1 ? yc_body(job, sr, i0, i1, ACT, DT, 1, nt) : yc_body(job, sr, i0, i1, ACT, DT, 2, nt)
+#define YC_DT(ACT)                                                                         \
+  switch (job->dtype) {                                                                    \
+  case ACTQ_F32: YC_B(ACT, ACTQ_F32);                                                      \
+  case ACTQ_F16: YC_B(ACT, ACTQ_F16);                                                      \
+  default: YC_B(ACT, ACTQ_BF16);                                                           \
+  }
+#define YC_CASE(a, name) case a: YC_DT(a)
+#define YC_FUSED(a, name) case a:
+
+/* Whether yc16 serves the job: 1-2 bits and a 16-lane activation */
+static int yc_fused(const actq_fewbit_job *job) {
+  if (job->table->bits > 2) return 0;
+  switch ((int)job->table->activation) {
+  ACTQ_AVX512_ACTS(YC_FUSED)
+    return 1;
+  default: return 0;
+  }
+}
+
+/* Out of line, as y16, by activation, dtype and width (yc_fused says which) */
+static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const fb_search *sr,
+                                             size_t i0, size_t i1, int nt) {
+  const uint32_t b = job->table->bits;
+  switch ((int)job->table->activation) {
+  ACTQ_AVX512_ACTS(YC_CASE)
+  default: return 0; /* not reached: yc_fused */
+  }
+}
+
+#undef YC_FUSED
+#undef YC_CASE
+#undef YC_DT
+#undef YC_B
+
+/* Other calls with y, block by block: the codes of a block, then its y from the x the
+ * codes pass left in L1, so that each loop is specialized to one thing (width, or
+ * activation) and x is read from memory once. */
 #define Y_BLOCK 1024
 
 size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
@@ -613,6 +709,13 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
   fb_search_init(&sr, job);
   if (!job->y) return encode16_codes(job, &sr, i0, i1, i1);
   nt = actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
+  if (yc_fused(job)) {
+    v1 = i0 + ((i1 - i0) & ~(size_t)31); /* whole vectors of 32; the rest to the reference */
+    nan = v1 > i0 ? yc16(job, &sr, i0, v1, nt) : 0;
+    if (v1 < i1) nan += actq_ref_fewbit_encode(job, v1, i1);
+    if (nt) actq_stream_fence();
+    return nan;
+  }
   codes_job.y = NULL;
   for (c0 = i0; c0 < i1; c0 = v1) {
     /* whole vectors of 32; the last few elements of the range go to the reference */

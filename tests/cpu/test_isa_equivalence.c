@@ -511,12 +511,14 @@ Test(isa_equivalence, fewbit_encode_and_backward) {
 
 /* fewbit_encode with y: codes and y of every activation (its own 16-lane code on AVX-512
  * for GELU, GELU_TANH, SiLU, Sigmoid and Tanh, the 8-lane halves for the rest), every
- * dtype, at 2, 5 and 7 bits (7: the code_lut from 2^14 elements on), lengths around the
- * vectors (16, 32) and the AVX-512 kernel's blocks of 1024, odd addresses, 1 and 3 threads;
- * inputs spread over the activations' pieces and the specials of fill_input. */
+ * dtype, at 1 and 2 bits (AVX-512: the codes in y's loop for those five), 5 and 7 (7: the
+ * code_lut from 2^14 elements on), lengths around the vectors (16, 32) and the AVX-512
+ * kernel's blocks of 1024, odd addresses, 1 and 3 threads; inputs spread over the
+ * activations' pieces, on the table's bounds and next to them, and the specials of
+ * fill_input. */
 Test(isa_equivalence, fewbit_encode_with_y_every_activation, .timeout = 600) {
   static const size_t ns[] = {15, 33, 1023, 1057, 3100, 20011};
-  static const uint32_t widths[] = {2, 5, 7};
+  static const uint32_t widths[] = {1, 2, 5, 7};
   static const int threads[] = {1, 3};
   int act, dt;
   size_t k, w, ti, j;
@@ -538,6 +540,17 @@ Test(isa_equivalence, fewbit_encode_with_y_every_activation, .timeout = 600) {
             if (dt == ACTQ_F32) memcpy(x.p + 4 * j, &v, 4);
             else {
               const uint16_t h = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+              memcpy(x.p + 2 * j, &h, 2);
+            }
+          }
+          for (j = 0; j < n; j += 1 + rnd_below(9)) { /* on a bound, or a step below or above */
+            const float v = t.bounds[rnd_below((1u << widths[w]) - 1)];
+            const int step = (int)rnd_below(3) - 1;
+            if (dt == ACTQ_F32) {
+              const float u = step ? nextafterf(v, step * INFINITY) : v;
+              memcpy(x.p + 4 * j, &u, 4);
+            } else {
+              const uint16_t h = (uint16_t)((dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v)) + step);
               memcpy(x.p + 2 * j, &h, 2);
             }
           }
