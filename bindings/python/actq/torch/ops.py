@@ -46,6 +46,13 @@ def rows_cols(shape, rows):
     return rows, numel // rows
 
 
+def _no_grad(t):
+    """t as the operators take it (they have no autograd formula): detached where autograd
+    would record the call; as it is in a Function's forward or backward, where grad mode is
+    off (a detach costs about as much as the rest of the Python around the call)."""
+    return t.detach() if t.requires_grad and torch.is_grad_enabled() else t
+
+
 def _use_ops(ctx):
     """The torch.ops.actq path serves calls on the default contexts."""
     return library.AVAILABLE and ctx is None
@@ -142,7 +149,7 @@ def fewbit_encode(table, x, with_y=True, ctx=None):
     if _use_ops(ctx):
         spec = table if isinstance(table, tuple) else library.table_spec(table)
         try:
-            codes, y = torch.ops.actq.fewbit_encode.default(x.detach(), *spec, with_y)
+            codes, y = torch.ops.actq.fewbit_encode.default(_no_grad(x), *spec, with_y)
         except RuntimeError as e:
             raise library.translated(e) from None
         return codes, (y if with_y else None)
@@ -154,7 +161,7 @@ def fewbit_backward(table, codes, grad_out, ctx=None):
     if _use_ops(ctx):
         spec = table if isinstance(table, tuple) else library.table_spec(table)
         try:
-            return torch.ops.actq.fewbit_backward.default(codes, grad_out.detach(), *spec)
+            return torch.ops.actq.fewbit_backward.default(codes, _no_grad(grad_out), *spec)
         except RuntimeError as e:
             raise library.translated(e) from None
     return kernels.fewbit_backward(_struct(table), codes, grad_out, ctx)
