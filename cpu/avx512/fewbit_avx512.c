@@ -427,6 +427,7 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
  * (the AVX-512 table's fewbit_no_code_lut). */
 typedef struct fb_keys32 {
   __m512i lv[6], l6[2], l7[4];
+  __m512i l1[2]; /* level 1's two keys, each in every lane (fb_key_planes32 at 2 bits) */
 } fb_keys32;
 
 static void fb_keys32_init(fb_keys32 *kt, const float *bounds, uint32_t b) {
@@ -437,6 +438,7 @@ static void fb_keys32_init(fb_keys32 *kt, const float *bounds, uint32_t b) {
     for (l = 0; l < 128; l++) /* entries past 2^s repeat the level */
       lv[s][l] = actq_bf16_floor_key(bounds[actq_fewbit_level_bound(b, s, l % (1u << s))]);
   for (s = 0; s < 6; s++) kt->lv[s] = _mm512_loadu_si512(lv[s]);
+  for (k = 0; k < 2; k++) kt->l1[k] = _mm512_set1_epi16((short)lv[1][k]);
   for (k = 0; k < 2; k++) kt->l6[k] = _mm512_loadu_si512(lv[6] + 32 * k);
   for (k = 0; k < 4; k++) kt->l7[k] = _mm512_loadu_si512(lv[7] + 32 * k);
 }
@@ -476,9 +478,8 @@ FB512_INLINE __mmask32 fb_key_planes32(const fb_keys32 *kt, uint32_t b, __m512i 
   const __mmask32 isnan =
       _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, low15), _mm512_set1_epi16(0x7f80));
   const __mmask32 hi = _mm512_cmpgt_epi16_mask(k, kt->lv[0]) & ~isnan;
-  if (b == 2) {
-    const __m512i l = _mm512_maskz_mov_epi16(hi, _mm512_set1_epi16(1));
-    *lo = _mm512_cmpgt_epi16_mask(k, _mm512_permutexvar_epi16(l, kt->lv[1])) & ~isnan;
+  if (b == 2) { /* level 1's key: a blend of its two by level 0's mask, as fb_level_masks16 */
+    *lo = _mm512_cmpgt_epi16_mask(k, _mm512_mask_blend_epi16(hi, kt->l1[0], kt->l1[1])) & ~isnan;
   } else {
     *lo = 0;
   }
