@@ -621,15 +621,17 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
 #undef Y16_CASE
 #undef Y16_DT
 
-/* y and 1- or 2-bit codes of [i0, i1), a multiple of 32 elements, in one loop: the codes
- * of each 32 elements from the registers that y is computed from. At these widths the
- * codes are a compare or two per vector and the bit planes, cheaper than a second pass
- * over the block (its loads, its loop, its tree); wider codes keep the block passes. An
- * activation of ACTQ_AVX512_ACTS, NaN results canonical, as y16_body and the codes
- * passes. Returns whether some x was NaN. */
+/* y and 1- to 4-bit codes (bf16: 1-2) of [i0, i1), a multiple of 32 elements,
+ * i1 <= range_end (as encode16_body), in one loop: the codes of each 32 elements from the
+ * registers that y is computed from (bf16: from its 16-bit keys, before the unpack),
+ * stored as the codes passes store them. At these widths the codes are a few compares
+ * and permutes a vector, cheaper than a second pass over the block (its loads, its loop,
+ * its tree); wider codes keep the block passes. An activation of ACTQ_AVX512_ACTS, NaN
+ * results canonical, as y16_body. Returns whether some x was NaN. */
 FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, size_t i0,
-                            size_t i1, const int act, const actq_dtype dt, const uint32_t b,
-                            const int nt) {
+                            size_t i1, size_t range_end, const int act, const actq_dtype dt,
+                            const uint32_t b, const int nt) {
+  const size_t range_bytes = actq_stream_bytes(range_end, b);
   const float param = job->table->param;
   const void *const x = job->x; /* locals, as encode16_body's */
   void *const y = job->y;
@@ -641,7 +643,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
     for (i = i0; i < i1; i += 32) {
       const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i);
       __m512 lo, hi;
-      __mmask32 low_plane;
+      __mmask32 low_plane; /* bf16: 1-2 bits only (yc_fused) */
       const __mmask32 top_plane = fb_key_planes32(kt, b, h, &low_plane, &nan_keys);
       fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)top_plane, (uint32_t)low_plane);
       fb_unpack32_bf16(h, &lo, &hi);
@@ -653,7 +655,11 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
     for (i = i0; i < i1; i += 32) {
       const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
       nan = fb_nan_lanes(nan, x0, x1);
-      fb_planes32_store(tr, b, x0, x1, codes + (i / 8) * b);
+      if (b <= 2)
+        fb_planes32_store(tr, b, x0, x1, codes + (i / 8) * b);
+      else
+        fb_store_words32(codes + (i / 8) * b, b, fb_planes_word16(tr, b, x0),
+                         fb_planes_word16(tr, b, x1), range_bytes - (i / 8) * b);
       fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, x0), nt);
       fb_store16(y, dt, i + 16, actq_avx512_fewbit_forward(act, param, x1), nt);
     }
@@ -661,20 +667,24 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
   return nan_keys + (_mm512_test_epi32_mask(nan, nan) != 0);
 }
 
-#define YC_B(ACT, DT)                                                                      \
-  return b == 1 ? yc_body(job, sr, i0, i1, ACT, DT, 1, nt) : yc_body(job, sr, i0, i1, ACT, DT, 2, nt)
+#define YC_B(ACT, DT, B) case B: return yc_body(job, sr, i0, i1, range_end, ACT, DT, B, nt);
+#define YC_B4(ACT, DT)                                                                     \
+  switch (b) { YC_B(ACT, DT, 1) YC_B(ACT, DT, 2) YC_B(ACT, DT, 3) default: YC_B(ACT, DT, 4) }
 #define YC_DT(ACT)                                                                         \
   switch (job->dtype) {                                                                    \
-  case ACTQ_F32: YC_B(ACT, ACTQ_F32);                                                      \
-  case ACTQ_F16: YC_B(ACT, ACTQ_F16);                                                      \
-  default: YC_B(ACT, ACTQ_BF16);                                                           \
+  case ACTQ_F32: YC_B4(ACT, ACTQ_F32)                                                      \
+  case ACTQ_F16: YC_B4(ACT, ACTQ_F16)                                                      \
+  default: switch (b) { YC_B(ACT, ACTQ_BF16, 1) default: YC_B(ACT, ACTQ_BF16, 2) }         \
   }
 #define YC_CASE(a, name) case a: YC_DT(a)
 #define YC_FUSED(a, name) case a:
 
-/* Whether yc16 serves the job: 1-2 bits and a 16-lane activation */
-static int yc_fused(const actq_fewbit_job *job) {
-  if (job->table->bits > 2) return 0;
+/* Whether yc16 serves the job (nt: y is streamed): a 16-lane activation at 1-4 bits, 1-3
+ * where y is streamed, bf16 at 1-2. Paired against the block passes (Zen 5): bf16's 3-4
+ * bit key search in y's loop ran at 0.89-0.96x; f32 at 4 bits at 1.07-1.31x from 2^16 to
+ * 2^23 elements, but 0.86-0.92x at 2^26, where y is streamed (3 bits: 1.09-1.10x there). */
+static int yc_fused(const actq_fewbit_job *job, int nt) {
+  if (job->table->bits > (job->dtype == ACTQ_BF16 ? 2u : nt ? 3u : 4u)) return 0;
   switch ((int)job->table->activation) {
   ACTQ_AVX512_ACTS(YC_FUSED)
     return 1;
@@ -682,9 +692,9 @@ static int yc_fused(const actq_fewbit_job *job) {
   }
 }
 
-/* Out of line, as y16, by activation, dtype and width (yc_fused says which) */
+/* Out of line, as y16, by activation, dtype and width (yc_fused says which; 50 loops) */
 static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const fb_search *sr,
-                                             size_t i0, size_t i1, int nt) {
+                                             size_t i0, size_t i1, size_t range_end, int nt) {
   const uint32_t b = job->table->bits;
   switch ((int)job->table->activation) {
   ACTQ_AVX512_ACTS(YC_CASE)
@@ -695,6 +705,7 @@ static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const f
 #undef YC_FUSED
 #undef YC_CASE
 #undef YC_DT
+#undef YC_B4
 #undef YC_B
 
 /* Other calls with y, block by block: the codes of a block, then its y from the x the
@@ -710,9 +721,9 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
   fb_search_init(&sr, job);
   if (!job->y) return encode16_codes(job, &sr, i0, i1, i1);
   nt = actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
-  if (yc_fused(job)) {
+  if (yc_fused(job, nt)) {
     v1 = i0 + ((i1 - i0) & ~(size_t)31); /* whole vectors of 32; the rest to the reference */
-    nan = v1 > i0 ? yc16(job, &sr, i0, v1, nt) : 0;
+    nan = v1 > i0 ? yc16(job, &sr, i0, v1, i1, nt) : 0;
     if (v1 < i1) nan += actq_ref_fewbit_encode(job, v1, i1);
     if (nt) actq_stream_fence();
     return nan;

@@ -511,14 +511,14 @@ Test(isa_equivalence, fewbit_encode_and_backward) {
 
 /* fewbit_encode with y: codes and y of every activation (its own 16-lane code on AVX-512
  * for GELU, GELU_TANH, SiLU, Sigmoid and Tanh, the 8-lane halves for the rest), every
- * dtype, at 1 and 2 bits (AVX-512: the codes in y's loop for those five), 5 and 7 (7: the
- * code_lut from 2^14 elements on), lengths around the vectors (16, 32) and the AVX-512
+ * dtype, at 1-4 bits (AVX-512: the codes in y's loop for those five; bf16 at 1-2), 5 and
+ * 7 (7: the code_lut from 2^14 elements on), lengths around the vectors (16, 32) and the AVX-512
  * kernel's blocks of 1024, odd addresses, 1 and 3 threads; inputs spread over the
  * activations' pieces, on the table's bounds and next to them, and the specials of
  * fill_input. */
 Test(isa_equivalence, fewbit_encode_with_y_every_activation, .timeout = 600) {
   static const size_t ns[] = {15, 33, 1023, 1057, 3100, 20011};
-  static const uint32_t widths[] = {1, 2, 5, 7};
+  static const uint32_t widths[] = {1, 2, 3, 4, 5, 7};
   static const int threads[] = {1, 3};
   int act, dt;
   size_t k, w, ti, j;
