@@ -13,8 +13,9 @@
  * wider codes are built as a vector, narrowed to bytes and packed. bf16 input at every width: the same search on
  * 16-bit keys, 32 lanes (fb_key_codes32; its planes at 1-2 bits), and no code_lut.
  *
- * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, block by
- * block after the block's codes (see actq_avx512_fewbit_encode).
+ * y (fewbit_encode with y): the 16-lane activations of cpu/avx512/act_avx512.h, with the
+ * codes in the same loop at 1-4 bits (yc16), else block by block before the block's codes
+ * (see actq_avx512_fewbit_encode).
  *
  * Backward: grad_in = grad_out * levels[code]. The AVX2 kernel looks levels up with vpermps and blends up to 5 bits and with a gather
  * beyond (8 lanes a gather: the costliest step of the 8-bit backward). Here every width
@@ -708,9 +709,9 @@ static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const f
 #undef YC_B4
 #undef YC_B
 
-/* Other calls with y, block by block: the codes of a block, then its y from the x the
- * codes pass left in L1, so that each loop is specialized to one thing (width, or
- * activation) and x is read from memory once. */
+/* Other calls with y, block by block: the y of a block, then its codes from the x the y
+ * pass left in L1, so that each loop is specialized to one thing (activation, or width)
+ * and x is read from memory once. */
 #define Y_BLOCK 1024
 
 size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
