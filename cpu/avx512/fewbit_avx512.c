@@ -235,7 +235,7 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
  * 2^s entries repeated), level 5 in two, level 6 in four, level 7 in eight. */
 typedef struct fb_tree16 {
   __m512 lv[5], l5[2], l6[4], l7[8];
-  __m512 l1[2]; /* level 1's two bounds, each in every lane (fb_level_masks16 at 2 bits) */
+  __m512 l1[2]; /* level 1's two bounds, each in every lane (fb_level_masks16) */
 } fb_tree16;
 
 static void fb_tree16_init(fb_tree16 *tr, const float *bounds, uint32_t b) {
@@ -317,18 +317,17 @@ FB512_INLINE void fb_store_planes32(uint8_t *out, uint32_t b, uint32_t hi, uint3
 
 /* 1-4 bits: the compare mask of each level s < b of the search for 16 x (fb_codes16's
  * compares, without building the codes): bit j of m[s] is bit b - 1 - s of element j's
- * code. The index l as in fb_codes16, but for the last level's, which no permute reads;
- * at 2 bits level 1's bound is a blend of its two by level 0's mask (no index, no permute). */
+ * code. Level 1's bound is a blend of its two by level 0's mask; from level 2 on, the
+ * index l as in fb_codes16 (not the last level's, which no permute reads). */
 FB512_INLINE void fb_level_masks16(const fb_tree16 *tr, uint32_t b, __m512 x, __mmask16 *m) {
   const __m512i one = _mm512_set1_epi32(1);
-  __m512i l = _mm512_setzero_si512();
+  __m512i l;
   uint32_t s;
   m[0] = _mm512_cmp_ps_mask(tr->lv[0], x, _CMP_LT_OQ);
-  if (b == 2) {
-    m[1] = _mm512_cmp_ps_mask(_mm512_mask_blend_ps(m[0], tr->l1[0], tr->l1[1]), x, _CMP_LT_OQ);
-    return;
-  }
-  for (s = 1; s < b; s++) {
+  if (b < 2) return;
+  m[1] = _mm512_cmp_ps_mask(_mm512_mask_blend_ps(m[0], tr->l1[0], tr->l1[1]), x, _CMP_LT_OQ);
+  l = _mm512_maskz_mov_epi32(m[0], one); /* level 1's index */
+  for (s = 2; s < b; s++) {
     l = _mm512_mask_add_epi32(_mm512_add_epi32(l, l), m[s - 1], _mm512_add_epi32(l, l), one);
     m[s] = _mm512_cmp_ps_mask(_mm512_permutexvar_ps(l, tr->lv[s]), x, _CMP_LT_OQ);
   }
