@@ -38,8 +38,12 @@ static actq_cpu_isa detect(void) {
   /* AVX-512 F (ebx 16), DQ (17), BW (30), VL (31), VBMI (ecx 1), and BMI2 (ebx 8: the
    * few-bit codes' pdep); opmask + ZMM_Hi256 + Hi16_ZMM state */
   if ((b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31)) &&
-      (b & (1u << 8)) && (c & (1u << 1)) && (xcr0 & 0xe0u) == 0xe0u)
-    return ACTQ_ISA_AVX512;
+      (b & (1u << 8)) && (c & (1u << 1)) && (xcr0 & 0xe0u) == 0xe0u) {
+    /* AVX512_BF16: leaf 7 subleaf 1, eax bit 5 (subleaf 0's eax: the last subleaf) */
+    if (a < 1) return ACTQ_ISA_AVX512;
+    __cpuid_count(7, 1, a, b, c, d);
+    return (a & (1u << 5)) ? ACTQ_ISA_AVX512_BF16 : ACTQ_ISA_AVX512;
+  }
   return ACTQ_ISA_AVX2;
 }
 #else
@@ -88,6 +92,7 @@ static void decide(void) {
     if (strcmp(cap, "scalar") == 0) want = ACTQ_ISA_SCALAR;
     else if (strcmp(cap, "avx2") == 0) want = ACTQ_ISA_AVX2;
     else if (strcmp(cap, "avx512") == 0) want = ACTQ_ISA_AVX512;
+    else if (strcmp(cap, "avx512bf16") == 0) want = ACTQ_ISA_AVX512_BF16;
     if (want < selected_isa) selected_isa = want;
   }
 }

@@ -1,9 +1,10 @@
 /* isa.h - which instruction sets the running CPU and OS allow, decided once per process.
  *
  * ACTQ_BACKEND_CPU picks its kernel table from this, never from the build machine. The
- * environment variable ACTQ_CPU_ISA=scalar|avx2|avx512 caps the choice (read once, at the
- * first context creation); an unknown or empty value is ignored and the best path runs.
- * A cap above what the machine has (avx512 on an AVX2-only CPU) gives the best it has.
+ * environment variable ACTQ_CPU_ISA=scalar|avx2|avx512|avx512bf16 caps the choice (read
+ * once, at the first context creation); an unknown or empty value is ignored and the best
+ * path runs. A cap above what the machine has (avx512 on an AVX2-only CPU) gives the best
+ * it has.
  */
 #ifndef ACTQ_CPU_ISA_H
 #define ACTQ_CPU_ISA_H
@@ -17,8 +18,10 @@ extern "C" { /* bench/bench_cpu.cpp reads the cache size */
 typedef enum actq_cpu_isa {
   ACTQ_ISA_SCALAR = 0,
   ACTQ_ISA_AVX2 = 1,   /* AVX2 + FMA + F16C, YMM state saved by the OS */
-  ACTQ_ISA_AVX512 = 2  /* the above + AVX-512 F/BW/DQ/VL/VBMI (Ice Lake, Zen 4 and later),
-                          ZMM and opmask state saved */
+  ACTQ_ISA_AVX512 = 2, /* the above + AVX-512 F/BW/DQ/VL/VBMI (Ice Lake, Zen 4 and later),
+                           ZMM and opmask state saved */
+  ACTQ_ISA_AVX512_BF16 = 3 /* the above + AVX512_BF16 (Cooper Lake, Sapphire Rapids, Zen 4
+                              and later; not Ice Lake) */
 } actq_cpu_isa;
 
 /* The best ISA this CPU and OS support (cpuid + XGETBV), cached. Thread-safe. */

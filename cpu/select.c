@@ -23,6 +23,7 @@ static const actq_cpu_kernels scalar_kernels = {
 const actq_cpu_kernels *actq_cpu_select_kernels(void) {
 #if defined(__x86_64__)
   switch (actq_cpu_isa_selected()) {
+  case ACTQ_ISA_AVX512_BF16: return &actq_cpu_avx512bf16_kernels;
   case ACTQ_ISA_AVX512: return &actq_cpu_avx512_kernels;
   case ACTQ_ISA_AVX2: return &actq_cpu_avx2_kernels;
   default: break;

@@ -94,6 +94,7 @@ static int n_contexts;
 
 static void add_cpu(const actq_cpu_kernels *k, const char *name, int threads) {
   actq_context *c = NULL;
+  if (n_contexts == FZ_MAX_CONTEXTS) fz_fail("more than FZ_MAX_CONTEXTS contexts");
   if (actq_context_create(ACTQ_BACKEND_CPU, &c) != ACTQ_OK) fz_fail("cannot create a CPU context");
   /* The kernel table this context runs, whatever ACTQ_CPU_ISA says. */
   if (actq_cpu_context_use_kernels(c, k) != ACTQ_OK) fz_fail("cannot force the %s table", name);
@@ -119,6 +120,8 @@ int fz_contexts(const fz_context **list) {
       add_cpu(&actq_cpu_avx512_kernels, "avx512/1t", 1);
       add_cpu(&actq_cpu_avx512_kernels, "avx512/3t", 3);
     }
+    if (actq_cpu_isa_detected() >= ACTQ_ISA_AVX512_BF16)
+      add_cpu(&actq_cpu_avx512bf16_kernels, "avx512bf16/2t", 2);
 #endif
   }
   *list = contexts;

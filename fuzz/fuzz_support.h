@@ -35,7 +35,7 @@ double fz_double(fz_input *in); /* the same for doubles */
 uint64_t fz_mix(uint64_t *state);
 
 /* ---- the contexts under test ---------------------------------------------------------- */
-#define FZ_MAX_CONTEXTS 6
+#define FZ_MAX_CONTEXTS 8
 typedef struct fz_context {
   actq_context *ctx;
   const char *name; /* "reference", "scalar/1t", "avx2/2t", ... */

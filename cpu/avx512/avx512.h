@@ -8,12 +8,17 @@
 #include "cpu/kernels.h"
 
 extern const actq_cpu_kernels actq_cpu_avx512_kernels;
+/* The same with bf16 outputs of the few-bit kernels rounded by AVX512_BF16's conversions
+ * (ACTQ_ISA_AVX512_BF16: Cooper Lake, Sapphire Rapids, Zen 4 and later); same bytes. */
+extern const actq_cpu_kernels actq_cpu_avx512bf16_kernels;
 
 size_t actq_avx512_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
                                    uint8_t *row_packed);
 
 size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
 void actq_avx512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
+size_t actq_avx512bf16_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
+void actq_avx512bf16_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
 
 void actq_avx512_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
                             uint16_t *out);

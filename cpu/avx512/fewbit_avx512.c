@@ -78,9 +78,38 @@ FB512_INLINE __m512i fb_bf16_round(__m512 v) {
   return _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
 }
 
+/* AVX512_BF16's conversions (the avx512bf16 table's kernels, cvt = 1), written by their
+ * encoding so that this file needs no -mavx512bf16 and the compiler emits them nowhere
+ * else: cpu/isa.c has checked the CPU before any such kernel runs. They round as
+ * fb_bf16_round, except that a denormal becomes a signed zero (Intel's pseudocode; the
+ * callers take fb_bf16_round's path for vectors with a denormal lane). The emulated
+ * AVX-512 build of the tests brings its own. */
+#ifndef ACTQ_AVX512_BF16_CVT_DEFINED
+/* hi's 16 rounded into the upper 256 bits, lo's into the lower */
+FB512_INLINE __m512i fb_cvtne2ps_bf16(__m512 hi, __m512 lo) {
+  __m512i r;
+  __asm__("vcvtne2ps2bf16 %2, %1, %0" : "=v"(r) : "v"(hi), "v"(lo));
+  return r;
+}
+FB512_INLINE __m256i fb_cvtneps_bf16(__m512 v) {
+  __m256i r;
+  __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v));
+  return r;
+}
+#endif
+
+#define FB_DENORMAL 0x20 /* vfpclassps: denormal */
+
+/* actq_f32_to_bf16 of 16 non-NaN (or canonical NaN) floats: by vcvtneps2bf16 when cvt and
+ * no lane is denormal (one instruction for the five integer operations and the vpmovdw) */
+FB512_INLINE __m256i fb_bf16_16(__m512 v, int cvt) {
+  if (cvt && !_mm512_fpclass_ps_mask(v, FB_DENORMAL)) return fb_cvtneps_bf16(v);
+  return _mm512_cvtepi32_epi16(fb_bf16_round(v));
+}
+
 /* 16 results (NaN already canonical) to y + i, streamed when nt (16-byte stores; the
- * address is then 16-byte aligned: cpu/stream.h). */
-FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt) {
+ * address is then 16-byte aligned: cpu/stream.h); bf16 by fb_bf16_16. */
+FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt, int cvt) {
   __m256i h;
   if (dt == ACTQ_F32) {
     if (nt) {
@@ -93,7 +122,7 @@ FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt)
     return;
   }
   if (dt == ACTQ_F16) h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  else h = _mm512_cvtepi32_epi16(fb_bf16_round(v));
+  else h = fb_bf16_16(v, cvt);
   actq_avx2_store16h_nt((uint16_t *)y, i, h, nt);
 }
 
@@ -110,11 +139,21 @@ FB512_INLINE void fb_load32_bf16(const void *x, size_t i, __m512 *lo, __m512 *hi
 }
 
 /* fb_load32_bf16's halves (NaN already canonical), rounded, back to y + i: vpackusdw puts
- * each lane's 4 + 4 words back in order (no saturation: the values are below 2^16) */
-FB512_INLINE void fb_store32_bf16(void *y, size_t i, __m512 lo, __m512 hi, int nt) {
-  const __m512i h = _mm512_packus_epi32(fb_bf16_round(lo), fb_bf16_round(hi));
-  actq_avx2_store16h_nt((uint16_t *)y, i, _mm512_castsi512_si256(h), nt);
-  actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), nt);
+ * each lane's 4 + 4 words back in order (no saturation: the values are below 2^16); with
+ * cvt and no denormal lane, one vcvtne2ps2bf16 and a vpermq of its quadwords (lo's words
+ * 0-3 of each 128-bit lane, then hi's) for the ten integer operations and the pack */
+FB512_INLINE void fb_store32_bf16(void *y, size_t i, __m512 lo, __m512 hi, int nt, int cvt) {
+  const __m512i h =
+      cvt && !(_mm512_fpclass_ps_mask(lo, FB_DENORMAL) | _mm512_fpclass_ps_mask(hi, FB_DENORMAL))
+          ? _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7),
+                                     fb_cvtne2ps_bf16(hi, lo))
+          : _mm512_packus_epi32(fb_bf16_round(lo), fb_bf16_round(hi));
+  if (!nt) {
+    _mm512_storeu_si512((uint16_t *)y + i, h);
+    return;
+  }
+  actq_avx2_store16h_nt((uint16_t *)y, i, _mm512_castsi512_si256(h), 1);
+  actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), 1);
 }
 
 /* bf16 at 7-8 bits: 32 lanes of 16-bit words. Each level's float splits into its high and
@@ -177,7 +216,7 @@ FB512_INLINE __m512i fb_code_words32(const uint8_t *codes, size_t i, uint32_t b,
 }
 
 FB512_INLINE void backward_bf16_words(const actq_fewbit_job *job, size_t i0, size_t i1,
-                                      const uint32_t b, const int nt) {
+                                      const uint32_t b, const int nt, const int cvt) {
   const __m512 cnan = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
   const size_t stream_bytes = actq_stream_bytes(job->n, b);
   const uint8_t *const codes = job->codes_in;
@@ -198,13 +237,13 @@ FB512_INLINE void backward_bf16_words(const actq_fewbit_job *job, size_t i0, siz
     v1 = _mm512_mul_ps(g1, _mm512_castsi512_ps(_mm512_unpackhi_epi16(lo, hi)));
     v0 = _mm512_mask_mov_ps(v0, _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q), cnan);
     v1 = _mm512_mask_mov_ps(v1, _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q), cnan);
-    fb_store32_bf16(gin, i, v0, v1, nt);
+    fb_store32_bf16(gin, i, v0, v1, nt, cvt);
   }
   if (i < i1) actq_ref_fewbit_backward(job, i, i1);
 }
 
 FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
-                          const uint32_t b, const int nt) {
+                          const uint32_t b, const int nt, const int cvt) {
   const float *levels = job->table->levels; /* 256 entries: whole registers can be read */
   const size_t stream_bytes = actq_stream_bytes(job->n, b);
   const __m512 cnan = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
@@ -212,7 +251,7 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
   size_t i = i0;
   uint32_t k;
   if (dt == ACTQ_BF16 && b >= 7) {
-    backward_bf16_words(job, i0, i1, b, nt);
+    backward_bf16_words(job, i0, i1, b, nt, cvt);
     return;
   }
   for (k = 0; k < (b <= 4 ? 1u : 1u << (b - 4)); k++) lv[k] = _mm512_loadu_ps(levels + 16 * k);
@@ -223,7 +262,7 @@ FB512_INLINE void backward16_body(const actq_fewbit_job *job, size_t i0, size_t 
       const __m512i q = fb_code_dwords16(job->codes_in, e, b, stream_bytes);
       __m512 v = _mm512_mul_ps(fb_load16(job->grad_out, dt, e), backward_levels16(lv, b, q));
       v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), cnan);
-      fb_store16(job->grad_in, dt, e, v, nt);
+      fb_store16(job->grad_in, dt, e, v, nt, cvt);
     }
   }
   if (i < i1) actq_ref_fewbit_backward(job, i, i1);
@@ -573,19 +612,19 @@ static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *jo
  * constant act and dt, so that each loop keeps its constants (GELU's coefficient rows) in
  * registers. */
 FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int act,
-                           const actq_dtype dt, const int nt) {
+                           const actq_dtype dt, const int nt, const int cvt) {
   const float param = job->table->param;
   const void *const x = job->x; /* locals: the stores of y would force reloads */
   void *const y = job->y;
   size_t i;
   for (i = i0; i < i1; i += 16)
-    fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, fb_load16(x, dt, i)), nt);
+    fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, fb_load16(x, dt, i)), nt, cvt);
 }
 
 /* bf16: 32 elements an iteration, so that one vpackusdw narrows them (two vpmovdw
  * otherwise, the costliest part of the conversions); a last 16 as above */
 FB512_INLINE void y32_bf16_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int act,
-                                const int nt) {
+                                const int nt, const int cvt) {
   const float param = job->table->param;
   const void *const x = job->x; /* as y16_body */
   void *const y = job->y;
@@ -595,21 +634,24 @@ FB512_INLINE void y32_bf16_body(const actq_fewbit_job *job, size_t i0, size_t i1
     fb_load32_bf16(x, i, &lo, &hi);
     fb_store32_bf16(y, i,
                     actq_avx512_fewbit_forward(act, param, lo),
-                    actq_avx512_fewbit_forward(act, param, hi), nt);
+                    actq_avx512_fewbit_forward(act, param, hi), nt, cvt);
   }
-  if (i < i1) y16_body(job, i, i1, act, ACTQ_BF16, nt);
+  if (i < i1) y16_body(job, i, i1, act, ACTQ_BF16, nt, cvt);
 }
 
 #define Y16_DT(ACT)                                                                        \
   switch (dt) {                                                                            \
-  case ACTQ_F32: y16_body(job, i0, i1, ACT, ACTQ_F32, nt); return;                         \
-  case ACTQ_F16: y16_body(job, i0, i1, ACT, ACTQ_F16, nt); return;                         \
-  default: y32_bf16_body(job, i0, i1, ACT, nt); return;                                    \
+  case ACTQ_F32: y16_body(job, i0, i1, ACT, ACTQ_F32, nt, 0); return;                      \
+  case ACTQ_F16: y16_body(job, i0, i1, ACT, ACTQ_F16, nt, 0); return;                      \
+  default:                                                                                 \
+    if (cvt) y32_bf16_body(job, i0, i1, ACT, nt, 1);                                       \
+    else y32_bf16_body(job, i0, i1, ACT, nt, 0);                                           \
+    return;                                                                                \
   }
 #define Y16_CASE(a, name) case a: Y16_DT(a)
 
 static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0, size_t i1,
-                                          int nt) {
+                                          int nt, int cvt) {
   const actq_dtype dt = job->dtype;
   const int act = (int)job->table->activation;
   switch (act) {
@@ -630,7 +672,7 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
  * results canonical, as y16_body. Returns whether some x was NaN. */
 FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, size_t i0,
                             size_t i1, size_t range_end, const int act, const actq_dtype dt,
-                            const uint32_t b, const int nt) {
+                            const uint32_t b, const int nt, const int cvt) {
   const size_t range_bytes = actq_stream_bytes(range_end, b);
   const float param = job->table->param;
   const void *const x = job->x; /* locals, as encode16_body's */
@@ -648,7 +690,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
       fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)top_plane, (uint32_t)low_plane);
       fb_unpack32_bf16(h, &lo, &hi);
       fb_store32_bf16(y, i, actq_avx512_fewbit_forward(act, param, lo),
-                      actq_avx512_fewbit_forward(act, param, hi), nt);
+                      actq_avx512_fewbit_forward(act, param, hi), nt, cvt);
     }
   } else {
     const fb_tree16 local = sr->tr, *tr = &local;
@@ -660,21 +702,25 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
       else
         fb_store_words32(codes + (i / 8) * b, b, fb_planes_word16(tr, b, x0),
                          fb_planes_word16(tr, b, x1), range_bytes - (i / 8) * b);
-      fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, x0), nt);
-      fb_store16(y, dt, i + 16, actq_avx512_fewbit_forward(act, param, x1), nt);
+      fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, x0), nt, 0);
+      fb_store16(y, dt, i + 16, actq_avx512_fewbit_forward(act, param, x1), nt, 0);
     }
   }
   return nan_keys + (_mm512_test_epi32_mask(nan, nan) != 0);
 }
 
-#define YC_B(ACT, DT, B) case B: return yc_body(job, sr, i0, i1, range_end, ACT, DT, B, nt);
+#define YC_B(ACT, DT, B) case B: return yc_body(job, sr, i0, i1, range_end, ACT, DT, B, nt, 0);
+#define YC_BF16(ACT, B)                                                                    \
+  case B:                                                                                  \
+    return cvt ? yc_body(job, sr, i0, i1, range_end, ACT, ACTQ_BF16, B, nt, 1)             \
+               : yc_body(job, sr, i0, i1, range_end, ACT, ACTQ_BF16, B, nt, 0);
 #define YC_B4(ACT, DT)                                                                     \
   switch (b) { YC_B(ACT, DT, 1) YC_B(ACT, DT, 2) YC_B(ACT, DT, 3) default: YC_B(ACT, DT, 4) }
 #define YC_DT(ACT)                                                                         \
   switch (job->dtype) {                                                                    \
   case ACTQ_F32: YC_B4(ACT, ACTQ_F32)                                                      \
   case ACTQ_F16: YC_B4(ACT, ACTQ_F16)                                                      \
-  default: switch (b) { YC_B(ACT, ACTQ_BF16, 1) default: YC_B(ACT, ACTQ_BF16, 2) }         \
+  default: switch (b) { YC_BF16(ACT, 1) default: YC_BF16(ACT, 2) }                         \
   }
 #define YC_CASE(a, name) case a: YC_DT(a)
 #define YC_FUSED(a, name) case a:
@@ -694,7 +740,8 @@ static int yc_fused(const actq_fewbit_job *job, int nt) {
 
 /* Out of line, as y16, by activation, dtype and width (yc_fused says which; 50 loops) */
 static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const fb_search *sr,
-                                             size_t i0, size_t i1, size_t range_end, int nt) {
+                                             size_t i0, size_t i1, size_t range_end, int nt,
+                                             int cvt) {
   const uint32_t b = job->table->bits;
   switch ((int)job->table->activation) {
   ACTQ_AVX512_ACTS(YC_CASE)
@@ -706,6 +753,7 @@ static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const f
 #undef YC_CASE
 #undef YC_DT
 #undef YC_B4
+#undef YC_BF16
 #undef YC_B
 
 /* Other calls with y, block by block: the y of a block, then its codes from the x the y
@@ -713,7 +761,8 @@ static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const f
  * and x is read from memory once. */
 #define Y_BLOCK 1024
 
-size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+/* cvt: bf16 y by AVX512_BF16's conversions (the avx512bf16 table) */
+static size_t fewbit_encode512(const actq_fewbit_job *job, size_t i0, size_t i1, int cvt) {
   actq_fewbit_job codes_job = *job;
   fb_search sr;
   size_t nan = 0, c0, v1;
@@ -723,7 +772,7 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
   nt = actq_stream_ok(job->y, job->n * actq_dtype_size(job->dtype));
   if (yc_fused(job, nt)) {
     v1 = i0 + ((i1 - i0) & ~(size_t)31); /* whole vectors of 32; the rest to the reference */
-    nan = v1 > i0 ? yc16(job, &sr, i0, v1, i1, nt) : 0;
+    nan = v1 > i0 ? yc16(job, &sr, i0, v1, i1, nt, cvt) : 0;
     if (v1 < i1) nan += actq_ref_fewbit_encode(job, v1, i1);
     if (nt) actq_stream_fence();
     return nan;
@@ -733,7 +782,7 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
     /* whole vectors of 32; the last few elements of the range go to the reference */
     v1 = i1 - c0 > Y_BLOCK ? c0 + Y_BLOCK : c0 + ((i1 - c0) & ~(size_t)31);
     if (v1 == c0) break;
-    y16(job, c0, v1, nt);
+    y16(job, c0, v1, nt, cvt);
     nan += encode16_codes(&codes_job, &sr, c0, v1, i1);
   }
   if (c0 < i1) nan += actq_ref_fewbit_encode(job, c0, i1);
@@ -741,17 +790,29 @@ size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i
   return nan;
 }
 
+size_t actq_avx512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  return fewbit_encode512(job, i0, i1, 0);
+}
+
+size_t actq_avx512bf16_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  return fewbit_encode512(job, i0, i1, 1);
+}
+
 /* ---- backward ---------------------------------------------------------------------- */
 
 #define BACKWARD16_DT(B)                                                                     \
   switch (dt) {                                                                            \
-  case ACTQ_F32: backward16_body(job, i0, i1, ACTQ_F32, B, nt); break;                       \
-  case ACTQ_F16: backward16_body(job, i0, i1, ACTQ_F16, B, nt); break;                       \
-  default: backward16_body(job, i0, i1, ACTQ_BF16, B, nt); break;                            \
+  case ACTQ_F32: backward16_body(job, i0, i1, ACTQ_F32, B, nt, 0); break;                  \
+  case ACTQ_F16: backward16_body(job, i0, i1, ACTQ_F16, B, nt, 0); break;                  \
+  default:                                                                                 \
+    if (cvt) backward16_body(job, i0, i1, ACTQ_BF16, B, nt, 1);                            \
+    else backward16_body(job, i0, i1, ACTQ_BF16, B, nt, 0);                                \
+    break;                                                                                 \
   }                                                                                        \
   break;
 
-void actq_avx512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1) {
+/* cvt: bf16 grad_in by AVX512_BF16's conversions (the avx512bf16 table) */
+static void fewbit_backward512(const actq_fewbit_job *job, size_t i0, size_t i1, int cvt) {
   const actq_dtype dt = job->dtype;
   const int nt = actq_stream_ok(job->grad_in, job->n * actq_dtype_size(dt));
   switch (job->table->bits) {
@@ -765,4 +826,14 @@ void actq_avx512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i
   default: BACKWARD16_DT(8)
   }
   if (nt) actq_stream_fence();
+}
+
+#undef BACKWARD16_DT
+
+void actq_avx512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  fewbit_backward512(job, i0, i1, 0);
+}
+
+void actq_avx512bf16_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1) {
+  fewbit_backward512(job, i0, i1, 1);
 }

@@ -7,17 +7,30 @@
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx512/avx512.h"
 
+/* The slots both AVX-512 tables share */
+#define AVX512_SLOTS                                                                       \
+  .quantize_groups = actq_avx512_quantize_groups,                                          \
+  .dequantize_groups = actq_avx2_dequantize_groups, .pack = actq_avx2_pack,                \
+  .unpack = actq_avx2_unpack,                                                              \
+  /* bf16 codes: 16-bit keys at every width */                                             \
+  .fewbit_no_code_lut = 1u << ACTQ_BF16,                                                   \
+  /* f32 at 6 bits: the 16-lane search (6 permutes) beat the table's gathers, 19.5-20.4    \
+   * against 26.2-27.6 ms at 2^26 on one thread of a Zen 5 (docs/fewbit.md); 7-8 bits      \
+   * (16 permutes and blends) lost to them */                                              \
+  .fewbit_code_lut_min_bits = 7
+
 const actq_cpu_kernels actq_cpu_avx512_kernels = {
     .isa = "avx512",
-    .quantize_groups = actq_avx512_quantize_groups,
-    .dequantize_groups = actq_avx2_dequantize_groups,
-    .pack = actq_avx2_pack,
-    .unpack = actq_avx2_unpack,
+    AVX512_SLOTS,
     .fewbit_encode = actq_avx512_fewbit_encode,
     .fewbit_backward = actq_avx512_fewbit_backward,
-    .fewbit_no_code_lut = 1u << ACTQ_BF16, /* bf16 codes: 16-bit keys at every width */
-    /* f32 at 6 bits: the 16-lane search (6 permutes) beat the table's gathers, 19.5-20.4
-     * against 26.2-27.6 ms at 2^26 on one thread of a Zen 5 (docs/fewbit.md); 7-8 bits
-     * (16 permutes and blends) lost to them */
-    .fewbit_code_lut_min_bits = 7,
+};
+
+/* The few-bit kernels' bf16 y and grad_in by vcvtne2ps2bf16 / vcvtneps2bf16 (AVX512_BF16)
+ * instead of five integer operations and a narrowing a vector (docs/fewbit.md) */
+const actq_cpu_kernels actq_cpu_avx512bf16_kernels = {
+    .isa = "avx512bf16",
+    AVX512_SLOTS,
+    .fewbit_encode = actq_avx512bf16_fewbit_encode,
+    .fewbit_backward = actq_avx512bf16_fewbit_backward,
 };

@@ -8,13 +8,18 @@
 #include "cpu/kernels.h"
 
 #define ACTQ_EMU512_ISA "avx512 (emulated)"
+#define ACTQ_EMU512BF16_ISA "avx512bf16 (emulated)"
 
 extern const actq_cpu_kernels actq_cpu_emu512_kernels;
+/* the avx512bf16 table's: AVX512_BF16's conversions emulated as well (avx512_emulated.c) */
+extern const actq_cpu_kernels actq_cpu_emu512bf16_kernels;
 
 size_t actq_emu512_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
                                    uint8_t *row_packed);
 size_t actq_emu512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
 void actq_emu512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
+size_t actq_emu512bf16_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
+void actq_emu512bf16_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
 void actq_emu512_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
                             uint16_t *out);
 

@@ -1,7 +1,7 @@
 /* test_isa_equivalence.c - ACTQ_BACKEND_CPU equals ACTQ_BACKEND_CPU_REFERENCE byte for byte.
  *
- * ctest runs this binary once per ISA path (ACTQ_CPU_ISA=scalar, avx2, avx512; a path the
- * machine lacks is capped to the best it has and the test says so). Each test draws random
+ * ctest runs this binary once per ISA path (ACTQ_CPU_ISA=scalar, avx2, avx512, avx512bf16;
+ * a path the machine lacks is capped to the best it has and the test says so). Each test draws random
  * shapes, widths, group sizes, dtypes, seeds and offsets, plants special groups (NaN, Inf,
  * denormals, +-FLT_MAX, constants, signed zeros, values past the f16 range), shifts every
  * pointer to an odd byte address, and compares every output byte and the status of the CPU
@@ -65,14 +65,30 @@ static void buf_free(buf *b) { free(b->raw); }
 
 static actq_context *ref_ctx, *cpu_ctx;
 
+#ifdef ACTQ_TEST_EMU512
+/* The emulated table under test: ACTQ_TEST_EMU512_TABLE=avx512bf16 (a ctest entry of its
+ * own) for the avx512bf16 table's, else the avx512 table's. */
+static int emu_bf16(void) {
+  const char *t = getenv("ACTQ_TEST_EMU512_TABLE");
+  return t && strcmp(t, "avx512bf16") == 0;
+}
+#endif
+
 static void setup(void) {
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, &ref_ctx), ACTQ_OK);
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU, &cpu_ctx), ACTQ_OK);
 #ifdef ACTQ_TEST_EMU512
-  cr_assert_eq(actq_cpu_context_use_kernels(cpu_ctx, &actq_cpu_emu512_kernels), ACTQ_OK);
-  /* the description names the table the context now runs */
-  cr_assert(strncmp(actq_context_describe(cpu_ctx), "cpu " ACTQ_EMU512_ISA ",",
-                    sizeof "cpu " ACTQ_EMU512_ISA) == 0, "%s", actq_context_describe(cpu_ctx));
+  {
+    const char *isa = emu_bf16() ? ACTQ_EMU512BF16_ISA : ACTQ_EMU512_ISA;
+    char want[64];
+    cr_assert_eq(actq_cpu_context_use_kernels(
+                     cpu_ctx, emu_bf16() ? &actq_cpu_emu512bf16_kernels : &actq_cpu_emu512_kernels),
+                 ACTQ_OK);
+    /* the description names the table the context now runs */
+    snprintf(want, sizeof want, "cpu %s,", isa);
+    cr_assert(strncmp(actq_context_describe(cpu_ctx), want, strlen(want)) == 0, "%s",
+              actq_context_describe(cpu_ctx));
+  }
 #endif
 }
 static void teardown(void) {
@@ -90,7 +106,9 @@ static float special_value(int kind, float base, float spread) {
   case 1: return base; /* constant group */
   case 2: return (rnd() & 1) ? NAN : base;
   case 3: return (rnd() & 1) ? ((rnd() & 1) ? INFINITY : -INFINITY) : base;
-  case 4: return (float)((int)rnd_below(200) - 100) * 1e-45f; /* denormals */
+  case 4: /* denormals: tiny ones, and ones large enough to be bf16 denormals too */
+    return (rnd() & 1) ? (float)((int)rnd_below(200) - 100) * 1e-45f
+                       : ldexpf(rnd_unit() * 2.0f - 1.0f, -126 - (int)rnd_below(8));
   case 5: { int k = (int)rnd_below(3); return k == 0 ? FLT_MAX : k == 1 ? -FLT_MAX : base; }
   case 6: return (rnd() & 1) ? 0.0f : -0.0f;
   case 7: return (rnd_unit() * 2.0f - 1.0f) * 1e5f; /* beyond f16 */
@@ -219,15 +237,16 @@ TestSuite(isa_equivalence, .init = setup, .fini = teardown, .timeout = 600);
 
 Test(isa_equivalence, describe_names_the_path) {
   const char *d = actq_context_describe(cpu_ctx);
-  const char *names[] = {"scalar", "avx2", "avx512"};
+  const char *names[] = {"scalar", "avx2", "avx512", "avx512bf16"};
   const char *cap = getenv("ACTQ_CPU_ISA");
   actq_cpu_isa want_isa = actq_cpu_isa_detected(); /* unset or unknown cap: the best */
   char want[64];
   if (cap && strcmp(cap, "scalar") == 0) want_isa = ACTQ_ISA_SCALAR;
   if (cap && strcmp(cap, "avx2") == 0 && want_isa > ACTQ_ISA_AVX2) want_isa = ACTQ_ISA_AVX2;
+  if (cap && strcmp(cap, "avx512") == 0 && want_isa > ACTQ_ISA_AVX512) want_isa = ACTQ_ISA_AVX512;
   cr_assert_eq(actq_cpu_isa_selected(), want_isa, "ACTQ_CPU_ISA=%s", cap ? cap : "(unset)");
 #ifdef ACTQ_TEST_EMU512
-  snprintf(want, sizeof want, "cpu %s,", ACTQ_EMU512_ISA);
+  snprintf(want, sizeof want, "cpu %s,", emu_bf16() ? ACTQ_EMU512BF16_ISA : ACTQ_EMU512_ISA);
 #else
   snprintf(want, sizeof want, "cpu %s,", names[want_isa]);
 #endif
@@ -258,6 +277,28 @@ Test(isa_equivalence, emulated_table_mirrors_avx512) {
                "actq_cpu_kernels has new slots: compare them here");
   cr_assert_eq(sizeof *e, offsetof(actq_cpu_kernels, fewbit_code_lut_min_bits) + sizeof(uint32_t),
                "actq_cpu_kernels has new slots: compare them here");
+}
+
+/* The avx512bf16 table is the avx512 table with its few-bit kernels' bf16 conversions by
+ * AVX512_BF16; its emulated twin likewise */
+Test(isa_equivalence, emulated_table_mirrors_avx512bf16) {
+  const actq_cpu_kernels *e = &actq_cpu_emu512bf16_kernels, *a = &actq_cpu_avx512bf16_kernels,
+                         *e0 = &actq_cpu_emu512_kernels, *a0 = &actq_cpu_avx512_kernels;
+  cr_assert(a->fewbit_backward == actq_avx512bf16_fewbit_backward &&
+                e->fewbit_backward == actq_emu512bf16_fewbit_backward &&
+                a->fewbit_encode == actq_avx512bf16_fewbit_encode &&
+                e->fewbit_encode == actq_emu512bf16_fewbit_encode,
+            "the avx512bf16 table's few-bit kernels changed: update tests/cpu/kernels_emu512.c");
+  cr_assert(a->quantize_groups == a0->quantize_groups && e->quantize_groups == e0->quantize_groups &&
+                a->dequantize_groups == a0->dequantize_groups &&
+                e->dequantize_groups == e0->dequantize_groups && a->pack == a0->pack &&
+                e->pack == e0->pack && a->unpack == a0->unpack && e->unpack == e0->unpack &&
+                a->fewbit_no_code_lut == a0->fewbit_no_code_lut &&
+                e->fewbit_no_code_lut == e0->fewbit_no_code_lut &&
+                a->fewbit_code_lut_min_bits == a0->fewbit_code_lut_min_bits &&
+                e->fewbit_code_lut_min_bits == e0->fewbit_code_lut_min_bits,
+            "a slot of the avx512bf16 table differs from the avx512 table's: update "
+            "tests/cpu/kernels_emu512.c");
 }
 
 /* Instruction semantics the emulation must get right (tests/support/simde_avx512_extra.h). */

@@ -263,6 +263,17 @@ EMU_INLINE __mmask32 emu_mm512_cmpgt_epi16_mask(simde__m512i a, simde__m512i b) 
                      emu_word_mask16(_mm256_cmpgt_epi16(ahi, bhi)) << 16);
 }
 
+/* vfpclassps (AVX512DQ) for the one class the kernels test, denormal (imm 0x20; the
+ * macro below refuses any other imm at compile time) */
+EMU_INLINE __mmask16 emu_mm512_fpclass_ps_denormal(simde__m512 a) {
+  uint32_t u[16], r = 0;
+  int j;
+  memcpy(u, &a, sizeof u);
+  for (j = 0; j < 16; j++)
+    r |= (uint32_t)((u[j] & 0x7f800000u) == 0 && (u[j] & 0x7fffffu) != 0) << j;
+  return (__mmask16)r;
+}
+
 /* ---- SIMDe 0.7.4 fixes ------------------------------------------------------------------- */
 /* Its alias of vpmaddwd takes the masked form's four arguments. */
 #undef _mm512_madd_epi16
@@ -310,5 +321,8 @@ EMU_INLINE __mmask32 emu_mm512_cmpgt_epi16_mask(simde__m512i a, simde__m512i b) 
 #define _mm512_reduce_max_ps emu_mm512_reduce_max_ps
 #define _mm512_reduce_max_epu32 emu_mm512_reduce_max_epu32
 #define _mm512_cmpgt_epi16_mask emu_mm512_cmpgt_epi16_mask
+#undef _mm512_fpclass_ps_mask
+#define _mm512_fpclass_ps_mask(a, imm)                                                     \
+  ((void)sizeof(char[(imm) == 0x20 ? 1 : -1]), emu_mm512_fpclass_ps_denormal(a))
 
 #endif /* ACTQ_TEST_SIMDE_AVX512_EXTRA_H */

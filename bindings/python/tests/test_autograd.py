@@ -183,10 +183,12 @@ def test_default_route_by_device_dtype_and_activation():
     from actq.enums import Activation as A
     from actq.torch import functional as AF
     isa = AF.cpu_isa()
-    assert isa in ("avx512", "avx2", "scalar")
+    assert isa in ("avx512bf16", "avx512", "avx2", "scalar")
     both = {A.SILU, A.SIGMOID, A.TANH, A.GELU_TANH}
     assert AF.FUSED_CPU == {("avx512", torch.float32): both | {A.GELU},
                             ("avx512", torch.bfloat16): both,
+                            ("avx512bf16", torch.float32): both | {A.GELU},
+                            ("avx512bf16", torch.bfloat16): both,
                             ("avx2", torch.float32): {A.TANH, A.GELU_TANH},
                             ("avx2", torch.bfloat16): {A.TANH, A.GELU_TANH}}
     for dt in (torch.float32, torch.bfloat16, torch.float16):
@@ -194,7 +196,7 @@ def test_default_route_by_device_dtype_and_activation():
             fused = act in AF.FUSED_CPU.get((isa, dt), ())
             assert AF.default_route("cpu", dt, act) == ("fused" if fused else "torch"), (dt, act)
             assert AF.default_route("cpu", dt, int(act)) == ("fused" if fused else "torch")
-    gelu = "fused" if isa == "avx512" else "torch"
+    gelu = "fused" if isa in ("avx512", "avx512bf16") else "torch"
     assert AF.default_route("cpu", torch.float32, A.GELU) == gelu
     assert AF.default_route("cpu", torch.bfloat16, A.GELU) == "torch"
     for act in (A.GELU, A.GELU_TANH, A.SILU, A.SIGMOID, A.TANH):

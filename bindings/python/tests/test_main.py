@@ -38,7 +38,7 @@ def test_reports_the_library_versions_cpu_path_and_cuda(tmp_path):
     with open(os.path.join(REPO, "include", "actq.h")) as h:
         fmt = re.search(r"#define ACTQ_FORMAT_VERSION (\d+)", h.read()).group(1)
     assert f["format version"].startswith(fmt + " (")
-    assert re.fullmatch(r"cpu (scalar|avx2|avx512), \d+ threads?", f["CPU"]), f["CPU"]
+    assert re.fullmatch(r"cpu (scalar|avx2|avx512|avx512bf16), \d+ threads?", f["CPU"]), f["CPU"]
     assert f["CUDA backend"]
     assert "torch" in f
 

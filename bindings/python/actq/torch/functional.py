@@ -163,6 +163,8 @@ _FUSED_CPU_BOTH = frozenset({_A.SILU, _A.SIGMOID, _A.TANH, _A.GELU_TANH})
 _FUSED_CPU_AVX2 = frozenset({_A.TANH, _A.GELU_TANH})
 FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
              ("avx512", torch.bfloat16): _FUSED_CPU_BOTH,
+             ("avx512bf16", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
+             ("avx512bf16", torch.bfloat16): _FUSED_CPU_BOTH,
              ("avx2", torch.float32): _FUSED_CPU_AVX2,
              ("avx2", torch.bfloat16): _FUSED_CPU_AVX2}
 
@@ -182,9 +184,9 @@ _cpu_isa = []
 
 @_assume_constant_result
 def cpu_isa():
-    """The kernel table the library's CPU backend runs in this process ("avx512", "avx2",
-    "scalar"; the first word after "cpu" of a CPU context's description), or None without
-    the library. Read once."""
+    """The kernel table the library's CPU backend runs in this process ("avx512bf16",
+    "avx512", "avx2", "scalar"; the first word after "cpu" of a CPU context's description),
+    or None without the library. Read once."""
     if not _cpu_isa:
         try:
             from ..context import Backend, default_context
