@@ -63,9 +63,10 @@ typedef enum actq_backend {
 /* Unknown backend: ACTQ_ERR_INVALID_ARGUMENT. Known but not built in, or CUDA without a
  * usable device: ACTQ_ERR_UNSUPPORTED. *ctx is set to NULL on every failure.
  * ACTQ_BACKEND_CPU picks its instruction set once per process, at the first context, from
- * cpuid and XGETBV: "avx512" (AVX-512 F/BW/DQ/VL/VBMI), "avx2" (AVX2+FMA+F16C) or
- * "scalar". The environment variable ACTQ_CPU_ISA=scalar|avx2|avx512 caps that choice; an
- * unknown value is ignored (the best path runs). Every path writes the same bytes. */
+ * cpuid and XGETBV: "avx512bf16" (the next, plus AVX512_BF16), "avx512" (AVX-512
+ * F/BW/DQ/VL/VBMI), "avx2" (AVX2+FMA+F16C) or "scalar". The environment variable
+ * ACTQ_CPU_ISA=scalar|avx2|avx512|avx512bf16 caps that choice; an unknown value is ignored
+ * (the best path runs). Every path writes the same bytes. */
 ACTQ_API actq_status actq_context_create(actq_backend backend, actq_context **ctx);
 ACTQ_API void actq_context_destroy(actq_context *ctx); /* NULL is fine */
 /* A static description of what the context runs on, e.g. "cpu avx2, 2 threads".
