@@ -400,13 +400,21 @@ FB512_INLINE uint64_t fb_plane_bits16(uint32_t b, uint32_t s) {
   return m;
 }
 
-FB512_INLINE uint64_t fb_planes_word16(const fb_tree16 *tr, uint32_t b, __m512 x) {
-  __mmask16 m[4];
+/* The stream word of the 16 codes whose level masks are bits shift to shift + 15 of m[s] */
+FB512_INLINE uint64_t fb_masks_word16(uint32_t b, const uint32_t *m, uint32_t shift) {
   uint64_t w = 0;
   uint32_t s;
-  fb_level_masks16(tr, b, x, m);
-  for (s = 0; s < b; s++) w |= fb_pdep64(m[s], fb_plane_bits16(b, s));
+  for (s = 0; s < b; s++) w |= fb_pdep64((m[s] >> shift) & 0xffffu, fb_plane_bits16(b, s));
   return w;
+}
+
+FB512_INLINE uint64_t fb_planes_word16(const fb_tree16 *tr, uint32_t b, __m512 x) {
+  __mmask16 m[4];
+  uint32_t m32[4];
+  uint32_t s;
+  fb_level_masks16(tr, b, x, m);
+  for (s = 0; s < b; s++) m32[s] = m[s];
+  return fb_masks_word16(b, m32, 0);
 }
 
 /* 32 codes of 3 or 4 bits (4b bytes) from the words of their two halves. 4 bits: two
@@ -527,22 +535,43 @@ FB512_INLINE __m512i fb_key_codes32(const fb_keys32 *kt, uint32_t b, __m512i h, 
   return _mm512_maskz_mov_epi16((__mmask32)~isnan, l);
 }
 
-/* 1 or 2 bits: the bit planes of 32 bf16 codes (fb_key_codes32's compares), NaN lanes 0;
- * *lo the second level's (2 bits) */
+/* The NaN lanes of 32 bf16 values h (their codes are 0) */
+FB512_INLINE __mmask32 fb_key_nan32(__m512i h) {
+  return _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, _mm512_set1_epi16(0x7fff)),
+                                 _mm512_set1_epi16(0x7f80));
+}
+
+/* 1-4 bits: the compare mask of each level s < b of fb_key_codes32's search for 32 bf16
+ * values h, as fb_level_masks16 (level 1's key a blend of its two by level 0's mask, later
+ * levels' by vpermw), each compare under `ok`. Callers clear the NaN lanes: at 1-2 bits by
+ * ok (k registers), at 3-4 bits with ok all ones and the NaN mask cleared on the way to
+ * pdep; each the faster there, paired. */
+FB512_INLINE void fb_key_level_masks32(const fb_keys32 *kt, uint32_t b, __m512i h, __mmask32 ok,
+                                       __mmask32 *m) {
+  const __m512i low15 = _mm512_set1_epi16(0x7fff), one = _mm512_set1_epi16(1);
+  const __m512i k = _mm512_xor_si512(h, _mm512_and_si512(_mm512_srai_epi16(h, 15), low15));
+  __m512i l;
+  uint32_t s;
+  m[0] = _mm512_mask_cmpgt_epi16_mask(ok, k, kt->lv[0]);
+  if (b < 2) return;
+  m[1] = _mm512_mask_cmpgt_epi16_mask(ok, k, _mm512_mask_blend_epi16(m[0], kt->l1[0], kt->l1[1]));
+  l = _mm512_maskz_mov_epi16(m[0], one); /* level 1's index */
+  for (s = 2; s < b; s++) {
+    l = _mm512_mask_add_epi16(_mm512_add_epi16(l, l), m[s - 1], _mm512_add_epi16(l, l), one);
+    m[s] = _mm512_mask_cmpgt_epi16_mask(ok, k, _mm512_permutexvar_epi16(l, kt->lv[s]));
+  }
+}
+
+/* 1 or 2 bits: the top plane of 32 bf16 codes, NaN lanes 0; *lo the second level's (2
+ * bits; else 0); *nan grows when some h is NaN */
 FB512_INLINE __mmask32 fb_key_planes32(const fb_keys32 *kt, uint32_t b, __m512i h,
                                        __mmask32 *lo, size_t *nan) {
-  const __m512i low15 = _mm512_set1_epi16(0x7fff);
-  const __m512i k = _mm512_xor_si512(h, _mm512_and_si512(_mm512_srai_epi16(h, 15), low15));
-  const __mmask32 isnan =
-      _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, low15), _mm512_set1_epi16(0x7f80));
-  const __mmask32 hi = _mm512_cmpgt_epi16_mask(k, kt->lv[0]) & ~isnan;
-  if (b == 2) { /* level 1's key: a blend of its two by level 0's mask, as fb_level_masks16 */
-    *lo = _mm512_cmpgt_epi16_mask(k, _mm512_mask_blend_epi16(hi, kt->l1[0], kt->l1[1])) & ~isnan;
-  } else {
-    *lo = 0;
-  }
+  __mmask32 m[2] = {0, 0};
+  const __mmask32 isnan = fb_key_nan32(h);
+  fb_key_level_masks32(kt, b, h, (__mmask32)~isnan, m);
+  *lo = m[1];
   *nan += (size_t)(isnan != 0);
-  return hi;
+  return m[0];
 }
 
 /* The bf16 codes of [i0, i1), i1 <= range_end (as encode16_body) */
@@ -560,6 +589,15 @@ FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys
       __mmask32 lo;
       const __mmask32 hi = fb_key_planes32(kt, b, h, &lo, &nan);
       fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi, (uint32_t)lo);
+    } else if (b <= 4) { /* bit planes, as the float search's (fb_planes_word16) */
+      __mmask32 mk[4];
+      uint32_t m[4], s;
+      const uint32_t isnan = fb_key_nan32(h);
+      fb_key_level_masks32(kt, b, h, (__mmask32)~0u, mk);
+      for (s = 0; s < b; s++) m[s] = (uint32_t)mk[s] & ~isnan;
+      nan += isnan != 0;
+      fb_store_words32(codes + (i / 8) * b, b, fb_masks_word16(b, m, 0), fb_masks_word16(b, m, 16),
+                       range_bytes - (i / 8) * b);
     } else {
       const __m512i c = fb_key_codes32(kt, b, h, &nan);
       actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),

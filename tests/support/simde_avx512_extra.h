@@ -321,6 +321,8 @@ EMU_INLINE __mmask16 emu_mm512_fpclass_ps_denormal(simde__m512 a) {
 #define _mm512_reduce_max_ps emu_mm512_reduce_max_ps
 #define _mm512_reduce_max_epu32 emu_mm512_reduce_max_epu32
 #define _mm512_cmpgt_epi16_mask emu_mm512_cmpgt_epi16_mask
+#undef _mm512_mask_cmpgt_epi16_mask
+#define _mm512_mask_cmpgt_epi16_mask(k, a, b) ((__mmask32)((k) & emu_mm512_cmpgt_epi16_mask(a, b)))
 #undef _mm512_fpclass_ps_mask
 #define _mm512_fpclass_ps_mask(a, imm)                                                     \
   ((void)sizeof(char[(imm) == 0x20 ? 1 : -1]), emu_mm512_fpclass_ps_denormal(a))
