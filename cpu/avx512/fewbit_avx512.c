@@ -574,6 +574,20 @@ FB512_INLINE __mmask32 fb_key_planes32(const fb_keys32 *kt, uint32_t b, __m512i 
   return m[0];
 }
 
+/* 3 or 4 bits: the codes of 32 bf16 values h, NaN lanes 0, stored from their bit planes as
+ * the float search's (fb_planes_word16, fb_store_words32; room as there); *nan grows when
+ * some h is NaN */
+FB512_INLINE void fb_key_words32_store(const fb_keys32 *kt, uint32_t b, __m512i h, uint8_t *out,
+                                       size_t room, size_t *nan) {
+  __mmask32 mk[4];
+  uint32_t m[4], s;
+  const uint32_t isnan = fb_key_nan32(h);
+  fb_key_level_masks32(kt, b, h, (__mmask32)~0u, mk);
+  for (s = 0; s < b; s++) m[s] = (uint32_t)mk[s] & ~isnan;
+  *nan += isnan != 0;
+  fb_store_words32(out, b, fb_masks_word16(b, m, 0), fb_masks_word16(b, m, 16), room);
+}
+
 /* The bf16 codes of [i0, i1), i1 <= range_end (as encode16_body) */
 FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys32 *keys,
                                        size_t i0, size_t i1, size_t range_end,
@@ -589,15 +603,8 @@ FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys
       __mmask32 lo;
       const __mmask32 hi = fb_key_planes32(kt, b, h, &lo, &nan);
       fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi, (uint32_t)lo);
-    } else if (b <= 4) { /* bit planes, as the float search's (fb_planes_word16) */
-      __mmask32 mk[4];
-      uint32_t m[4], s;
-      const uint32_t isnan = fb_key_nan32(h);
-      fb_key_level_masks32(kt, b, h, (__mmask32)~0u, mk);
-      for (s = 0; s < b; s++) m[s] = (uint32_t)mk[s] & ~isnan;
-      nan += isnan != 0;
-      fb_store_words32(codes + (i / 8) * b, b, fb_masks_word16(b, m, 0), fb_masks_word16(b, m, 16),
-                       range_bytes - (i / 8) * b);
+    } else if (b <= 4) {
+      fb_key_words32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan);
     } else {
       const __m512i c = fb_key_codes32(kt, b, h, &nan);
       actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
@@ -720,7 +727,7 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
 #undef Y16_CASE
 #undef Y16_DT
 
-/* y and 1- to 4-bit codes (bf16: 1-2) of [i0, i1), a multiple of 32 elements,
+/* y and 1- to 4-bit codes of [i0, i1), a multiple of 32 elements,
  * i1 <= range_end (as encode16_body), in one loop: the codes of each 32 elements from the
  * registers that y is computed from (bf16: from its 16-bit keys, before the unpack),
  * stored as the codes passes store them. At these widths the codes are a few compares
@@ -742,9 +749,13 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
     for (i = i0; i < i1; i += 32) {
       const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i);
       __m512 lo, hi;
-      __mmask32 low_plane; /* bf16: 1-2 bits only (yc_fused) */
-      const __mmask32 top_plane = fb_key_planes32(kt, b, h, &low_plane, &nan_keys);
-      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)top_plane, (uint32_t)low_plane);
+      if (b <= 2) {
+        __mmask32 low_plane;
+        const __mmask32 top_plane = fb_key_planes32(kt, b, h, &low_plane, &nan_keys);
+        fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)top_plane, (uint32_t)low_plane);
+      } else {
+        fb_key_words32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan_keys);
+      }
       fb_unpack32_bf16(h, &lo, &hi);
       fb_store32_bf16(y, i, actq_avx512_fewbit_forward(act, param, lo),
                       actq_avx512_fewbit_forward(act, param, hi), nt, cvt);
@@ -777,17 +788,18 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
   switch (job->dtype) {                                                                    \
   case ACTQ_F32: YC_B4(ACT, ACTQ_F32)                                                      \
   case ACTQ_F16: YC_B4(ACT, ACTQ_F16)                                                      \
-  default: switch (b) { YC_BF16(ACT, 1) default: YC_BF16(ACT, 2) }                         \
+  default: switch (b) { YC_BF16(ACT, 1) YC_BF16(ACT, 2) YC_BF16(ACT, 3) default: YC_BF16(ACT, 4) } \
   }
 #define YC_CASE(a, name) case a: YC_DT(a)
 #define YC_FUSED(a, name) case a:
 
-/* Whether yc16 serves the job (nt: y is streamed): a 16-lane activation at 1-4 bits, 1-3
- * where y is streamed, bf16 at 1-2. Paired against the block passes (Zen 5): bf16's 3-4
- * bit key search in y's loop ran at 0.89-0.96x; f32 at 4 bits at 1.07-1.31x from 2^16 to
- * 2^23 elements, but 0.86-0.92x at 2^26, where y is streamed (3 bits: 1.09-1.10x there). */
+/* Whether yc16 serves the job (nt: y is streamed): a 16-lane activation at 1-4 bits, f32
+ * and f16 at 1-3 where y is streamed. Paired against the block passes: f32 at 4 bits ran
+ * 1.07-1.31x from 2^16 to 2^23 elements, but 0.86-0.92x at 2^26, where y is streamed (3
+ * bits: 1.09-1.10x there; Zen 5); bf16 at 3-4 bits, its codes from bit planes, 1.04-1.10x
+ * from 2^16 to 2^26, streamed or not (Zen 4; the vector key codes had run 0.89-0.96x). */
 static int yc_fused(const actq_fewbit_job *job, int nt) {
-  if (job->table->bits > (job->dtype == ACTQ_BF16 ? 2u : nt ? 3u : 4u)) return 0;
+  if (job->table->bits > (job->dtype == ACTQ_BF16 || !nt ? 4u : 3u)) return 0;
   switch ((int)job->table->activation) {
   ACTQ_AVX512_ACTS(YC_FUSED)
     return 1;
@@ -795,7 +807,7 @@ static int yc_fused(const actq_fewbit_job *job, int nt) {
   }
 }
 
-/* Out of line, as y16, by activation, dtype and width (yc_fused says which; 50 loops) */
+/* Out of line, as y16, by activation, dtype and width (yc_fused says which; 80 loops) */
 static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const fb_search *sr,
                                              size_t i0, size_t i1, size_t range_end, int nt,
                                              int cvt) {
