@@ -588,6 +588,19 @@ FB512_INLINE void fb_key_words32_store(const fb_keys32 *kt, uint32_t b, __m512i 
   fb_store_words32(out, b, fb_masks_word16(b, m, 0), fb_masks_word16(b, m, 16), room);
 }
 
+/* 1-4 bits: the codes of 32 bf16 values h, stored from their bit planes (1-2 bits:
+ * fb_store_planes32; 3-4: fb_key_words32_store, room as there); *nan as there */
+FB512_INLINE void fb_key_planes32_store(const fb_keys32 *kt, uint32_t b, __m512i h, uint8_t *out,
+                                        size_t room, size_t *nan) {
+  if (b <= 2) {
+    __mmask32 lo;
+    const __mmask32 hi = fb_key_planes32(kt, b, h, &lo, nan);
+    fb_store_planes32(out, b, (uint32_t)hi, (uint32_t)lo);
+  } else {
+    fb_key_words32_store(kt, b, h, out, room, nan);
+  }
+}
+
 /* The bf16 codes of [i0, i1), i1 <= range_end (as encode16_body) */
 FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys32 *keys,
                                        size_t i0, size_t i1, size_t range_end,
@@ -599,12 +612,8 @@ FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys
   size_t i = i0, nan = 0;
   for (; i + 32 <= i1; i += 32) {
     const __m512i h = _mm512_loadu_si512((const void *)(x + i));
-    if (b <= 2) {
-      __mmask32 lo;
-      const __mmask32 hi = fb_key_planes32(kt, b, h, &lo, &nan);
-      fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)hi, (uint32_t)lo);
-    } else if (b <= 4) {
-      fb_key_words32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan);
+    if (b <= 4) {
+      fb_key_planes32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan);
     } else {
       const __m512i c = fb_key_codes32(kt, b, h, &nan);
       actq_avx2_store_pack32(codes + (i / 8) * b, actq_avx2_pack32(_mm512_cvtepi16_epi8(c), b),
@@ -749,13 +758,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
     for (i = i0; i < i1; i += 32) {
       const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i);
       __m512 lo, hi;
-      if (b <= 2) {
-        __mmask32 low_plane;
-        const __mmask32 top_plane = fb_key_planes32(kt, b, h, &low_plane, &nan_keys);
-        fb_store_planes32(codes + (i / 8) * b, b, (uint32_t)top_plane, (uint32_t)low_plane);
-      } else {
-        fb_key_words32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan_keys);
-      }
+      fb_key_planes32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan_keys);
       fb_unpack32_bf16(h, &lo, &hi);
       fb_store32_bf16(y, i, actq_avx512_fewbit_forward(act, param, lo),
                       actq_avx512_fewbit_forward(act, param, hi), nt, cvt);
