@@ -2,7 +2,9 @@
 // measured in the same run with CUDA events (Google Benchmark, manual time).
 //
 // Bytes moved by a call = bytes it must read + bytes it must write (x, packed stream and
-// metadata for quantize; the reverse for dequantize; codes and stream for pack/unpack).
+// metadata for quantize; the reverse for dequantize; codes and stream for pack/unpack;
+// x, codes and y for fewbit_encode, without y for its codes alone; codes, grad_out and
+// grad_in for fewbit_backward).
 // The copy baseline is cudaMemcpyAsync of half that many bytes (a copy reads and writes
 // each byte), timed in the same benchmark run just before the kernel. Counters:
 //   GBps         bytes moved / median kernel time
@@ -19,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "actq.h"
+#include "fewbit.h"
 #include "fill.cuh"
 
 namespace {
@@ -26,9 +29,13 @@ namespace {
 const uint32_t kGroup = 256;
 const size_t kCols = 4096;
 
-enum Kernel { QUANT_STOCHASTIC, QUANT_NEAREST, DEQUANT, PACK, UNPACK };
+enum Kernel {
+  QUANT_STOCHASTIC, QUANT_NEAREST, DEQUANT, PACK, UNPACK,
+  FEWBIT_CODES, FEWBIT_Y_GELU, FEWBIT_Y_SILU, FEWBIT_BACKWARD
+};
 const char *kKernelName[] = {"quantize_stochastic", "quantize_nearest", "dequantize", "pack",
-                             "unpack"};
+                             "unpack", "fewbit_codes", "fewbit_y_gelu", "fewbit_y_silu",
+                             "fewbit_backward"};
 
 actq_context *g_ctx = nullptr;
 cudaStream_t g_stream = nullptr;
@@ -73,8 +80,17 @@ void BM_kernel(benchmark::State &st) {
   const actq_dtype dt = static_cast<actq_dtype>(st.range(2));
   const size_t tensor_bytes = static_cast<size_t>(st.range(3)) << 20;
   const bool packs = kernel == PACK || kernel == UNPACK;
+  const bool fewbit = kernel >= FEWBIT_CODES;
+  // fewbit_encode with y and fewbit_backward write a second tensor: y, grad_in.
+  const bool second = kernel == FEWBIT_Y_GELU || kernel == FEWBIT_Y_SILU || kernel == FEWBIT_BACKWARD;
   const size_t esize = packs ? 1 : (dt == ACTQ_F32 ? 4 : 2);
   const size_t n = tensor_bytes / esize;
+  fewbit_table table;
+  if (fewbit && fewbit_table_build(kernel == FEWBIT_Y_SILU ? FEWBIT_SILU : FEWBIT_GELU, 0.0f,
+                                   bits, nullptr, &table) != ACTQ_OK) {
+    st.SkipWithError("fewbit_table_build");
+    return;
+  }
 
   actq_layout l = {};
   l.rows = n / kCols;
@@ -83,23 +99,26 @@ void BM_kernel(benchmark::State &st) {
   l.bits = bits;
   l.meta_dtype = dt; // metadata in the tensor's dtype, as a framework would keep it
   size_t packed_bytes = 0, groups = 0;
-  if (packs) {
+  if (packs || fewbit) {
     packed_bytes = (n / 8) * bits + ((n % 8) * bits + 7) / 8;
   } else if (actq_layout_sizes(&l, &packed_bytes, &groups) != ACTQ_OK) {
     st.SkipWithError("layout");
     return;
   }
   const size_t meta_bytes = 2 * groups * esize;
-  const size_t moved = tensor_bytes + packed_bytes + meta_bytes;
+  const size_t moved = tensor_bytes * (second ? 2 : 1) + packed_bytes + meta_bytes;
 
-  void *tensor = nullptr, *packed = nullptr, *meta = nullptr, *csrc = nullptr, *cdst = nullptr;
+  void *tensor = nullptr, *packed = nullptr, *meta = nullptr, *csrc = nullptr, *cdst = nullptr,
+       *out2 = nullptr;
   const size_t copy_bytes = moved / 2;
   if (!ok(cudaMalloc(&tensor, tensor_bytes), st, "cudaMalloc") ||
+      (second && !ok(cudaMalloc(&out2, tensor_bytes), st, "cudaMalloc")) ||
       !ok(cudaMalloc(&packed, packed_bytes), st, "cudaMalloc") ||
       !ok(cudaMalloc(&meta, meta_bytes + 16), st, "cudaMalloc") ||
       !ok(cudaMalloc(&csrc, copy_bytes), st, "cudaMalloc") ||
       !ok(cudaMalloc(&cdst, copy_bytes), st, "cudaMalloc")) {
     cudaFree(tensor); cudaFree(packed); cudaFree(meta); cudaFree(csrc); cudaFree(cdst);
+    cudaFree(out2);
     return;
   }
   char *mn = static_cast<char *>(meta), *sc = mn + groups * esize;
@@ -110,6 +129,8 @@ void BM_kernel(benchmark::State &st) {
   if (kernel == DEQUANT)
     actq_quantize(g_ctx, &l, dt, tensor, ACTQ_ROUND_STOCHASTIC, 1, 0, packed, mn, sc);
   if (kernel == UNPACK) actq_pack(g_ctx, bits, n, static_cast<uint8_t *>(tensor), packed);
+  // fewbit_backward's codes: those of x (tensor), which then serves as grad_out.
+  if (kernel == FEWBIT_BACKWARD) fewbit_encode(g_ctx, &table, n, dt, tensor, nullptr, packed);
   actq_context_synchronize(g_ctx);
 
   auto run = [&]() {
@@ -123,6 +144,10 @@ void BM_kernel(benchmark::State &st) {
       case DEQUANT: actq_dequantize(g_ctx, &l, packed, mn, sc, dt, tensor); break;
       case PACK: actq_pack(g_ctx, bits, n, static_cast<uint8_t *>(tensor), packed); break;
       case UNPACK: actq_unpack(g_ctx, bits, n, packed, static_cast<uint8_t *>(tensor)); break;
+      case FEWBIT_CODES: fewbit_encode(g_ctx, &table, n, dt, tensor, nullptr, packed); break;
+      case FEWBIT_Y_GELU:
+      case FEWBIT_Y_SILU: fewbit_encode(g_ctx, &table, n, dt, tensor, out2, packed); break;
+      case FEWBIT_BACKWARD: fewbit_backward(g_ctx, &table, n, packed, dt, tensor, out2); break;
     }
   };
   auto copy = [&]() { cudaMemcpyAsync(cdst, csrc, copy_bytes, cudaMemcpyDeviceToDevice, g_stream); };
@@ -153,12 +178,13 @@ void BM_kernel(benchmark::State &st) {
               (packs ? "" : (dt == ACTQ_F32 ? " f32" : " bf16")));
 
   cudaFree(tensor); cudaFree(packed); cudaFree(meta); cudaFree(csrc); cudaFree(cdst);
+  cudaFree(out2);
 }
 
 void register_all() {
   const long sizes_mib[] = {1, 4, 16, 64, 256, 1024, 4096};
   const long bit_list[] = {1, 2, 4, 8};
-  for (long k = QUANT_STOCHASTIC; k <= UNPACK; k++) {
+  for (long k = QUANT_STOCHASTIC; k <= FEWBIT_BACKWARD; k++) {
     const bool packs = k == PACK || k == UNPACK;
     for (long b : bit_list)
       for (long dt : {(long)ACTQ_F32, (long)ACTQ_BF16}) {
