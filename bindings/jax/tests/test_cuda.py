@@ -75,6 +75,9 @@ def test_fewbit_same_bytes_as_cpu(dtype, activation, bits):
 
 
 def test_layers_grad_same_as_cpu():
+    """Within float32 rounding, not to the byte: the layers' matrix products are XLA's
+    (cuBLAS and Eigen sum in different orders; products in true float32 here). The
+    operations under them are compared byte for byte above."""
     xc, xg = both(data((8, 512), jnp.float32, seed=5))
     wc, wg = both(data((512, 64), jnp.float32, seed=6) * 0.05)
     n = aj.ops.noise_counter(3, 0)
@@ -83,5 +86,8 @@ def test_layers_grad_same_as_cpu():
         return jnp.sum(aj.dense(aj.gelu(x, bits=2), w, noise=noise, bits=2) ** 2)
 
     g = jax.jit(jax.grad(loss, argnums=(0, 1)))
-    for a, b in zip(g(xg, wg, jax.device_put(n, GPU)), g(xc, wc, jax.device_put(n, CPU))):
-        assert_same_bytes(a, b, "gradient")
+    with jax.default_matmul_precision("highest"):
+        for a, b in zip(g(xg, wg, jax.device_put(n, GPU)), g(xc, wc, jax.device_put(n, CPU))):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert np.allclose(a, b, rtol=1e-4, atol=1e-5 * np.abs(b).max())

@@ -326,6 +326,8 @@ def test_translated_gives_the_bindings_exceptions():
     assert type(e) is ValueError and str(e) == "x"
     e = library.translated(RuntimeError("[actq ValueError] 12 elements: do not split"))
     assert type(e) is ValueError and str(e) == "12 elements: do not split"
+    e = library.translated(RuntimeError("[actq ValueError] on grad_out's device (cuda:0), got cpu"))
+    assert str(e) == "on grad_out's device (cuda:0), got cpu"  # colons of device names kept
     e = library.translated(RuntimeError("[actq TypeError] y"))
     assert type(e) is TypeError and str(e) == "y"
     e = library.translated(

@@ -61,6 +61,30 @@ class ContextPool {
     free_.push_back(c);
   }
 
+  // Waits for the idle contexts of (backend, device) and returns the first deferred error
+  // among them (actq_context_synchronize clears each context's as it reports it). A
+  // context lent to a call in flight belongs to that call until it returns.
+  actq_status synchronize_idle(actq_backend backend, int device) {
+    std::vector<PooledContext> mine;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (size_t i = free_.size(); i-- > 0;) {
+        if (free_[i].backend == backend && free_[i].device == device) {
+          mine.push_back(free_[i]);
+          free_[i] = free_.back();
+          free_.pop_back();
+        }
+      }
+    }
+    actq_status first = ACTQ_OK;
+    for (const PooledContext &c : mine) {
+      const actq_status s = actq_context_synchronize(c.ctx);
+      if (first == ACTQ_OK) first = s;
+    }
+    for (const PooledContext &c : mine) release(c);
+    return first;
+  }
+
  private:
   std::mutex mutex_;
   std::vector<PooledContext> free_;

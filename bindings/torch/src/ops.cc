@@ -239,6 +239,18 @@ Tensor fewbit_backward(Tensor codes_in, Tensor grad_out, int64_t bits, int64_t a
   return gi;
 }
 
+// Waits for the operators' work on anchor's device and reports its first deferred error:
+// a CUDA call that meets NaN or Inf, or a code out of range, returns at once and the
+// error comes from here, as actq_context_synchronize reports it for a context of one's
+// own. The CPU reports at the call, so there it does nothing.
+void synchronize(Tensor anchor) {
+  const Device dev = device_of(anchor);
+  if (dev.type != codes().cuda) return;
+  torch::stable::accelerator::DeviceGuard guard(static_cast<int8_t>(dev.index));
+  check("actq_context_synchronize",
+        ContextPool::instance().synchronize_idle(ACTQ_BACKEND_CUDA, dev.index));
+}
+
 }  // namespace
 }  // namespace actq_torch
 
@@ -255,6 +267,7 @@ STABLE_TORCH_LIBRARY(actq, m) {
         "float param, float[] bounds, float[] levels) -> Tensor");
   m.def("compress(Tensor x, Tensor(a!) offset, Tensor(b!) stored, SymInt rows, SymInt bits, "
         "SymInt group_size, str rounding, SymInt seed, str meta_dtype) -> (Tensor, Tensor, Tensor)");
+  m.def("synchronize(Tensor anchor) -> ()");
 }
 
 #define ACTQ_TORCH_IMPL(m)                                          \
@@ -262,7 +275,8 @@ STABLE_TORCH_LIBRARY(actq, m) {
   m.impl("dequantize", TORCH_BOX(&actq_torch::dequantize));         \
   m.impl("fewbit_encode", TORCH_BOX(&actq_torch::fewbit_encode));   \
   m.impl("fewbit_backward", TORCH_BOX(&actq_torch::fewbit_backward)); \
-  m.impl("compress", TORCH_BOX(&actq_torch::compress))
+  m.impl("compress", TORCH_BOX(&actq_torch::compress));            \
+  m.impl("synchronize", TORCH_BOX(&actq_torch::synchronize))
 
 STABLE_TORCH_LIBRARY_IMPL(actq, CPU, m) { ACTQ_TORCH_IMPL(m); }
 STABLE_TORCH_LIBRARY_IMPL(actq, CUDA, m) { ACTQ_TORCH_IMPL(m); }

@@ -6,6 +6,7 @@ import torch
 
 from ..context import Backend, default_context
 from ..enums import DType
+from ..errors import ActqError
 
 TORCH_DTYPES = {torch.float32: DType.F32, torch.float16: DType.F16, torch.bfloat16: DType.BF16}
 ACTQ_TO_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
@@ -43,16 +44,27 @@ def context_for(t, ctx=None):
 
 def synchronize(device=None, ctx=None):
     """Waits for actq's work on a CUDA device and raises its first deferred error (data
-    errors such as NaN on CUDA are reported here, not by the call that met them)."""
+    errors such as NaN on CUDA are reported here, not by the call that met them): the
+    work of the package's own context for the device and of the C++ operators' contexts,
+    all of which are waited for and cleared before the first error is raised."""
     if ctx is not None:
         ctx.synchronize()
         return
     dev = torch.device(device or "cuda")
     if dev.type != "cuda":
         return
+    from . import library  # here: library imports this module
     index = dev.index if dev.index is not None else torch.cuda.current_device()
+    errors = []
     with torch.cuda.device(index):
-        default_context(Backend.CUDA, index).synchronize()
+        for wait in (default_context(Backend.CUDA, index).synchronize,
+                     lambda: library.synchronize_operators(index)):
+            try:
+                wait()
+            except ActqError as e:
+                errors.append(e)
+    if errors:
+        raise errors[0]
 
 
 def addr(t):

@@ -337,7 +337,9 @@ def _layer_norm(x, ln_weight, ln_bias, eps, quantizer, rows):
     d = x.shape[-1]
     with torch.no_grad():
         y, mean, rstd = torch.native_layer_norm(x, (d,), ln_weight, ln_bias, eps)
-        xh = (x - mean) * rstd
+        # in x's dtype: CUDA gives a 16-bit x's mean and 1/std in float32 (the CPU in x's
+        # dtype), and backward multiplies the dequantized copy with x's weights
+        xh = ((x - mean) * rstd).to(x.dtype)
     positions = xh.numel() // d if d else 0
     c = quantizer.compress(xh, positions if rows is None else rows)
     meta = torch.bfloat16 if quantizer._meta_dtype == _DType.BF16 else torch.float32

@@ -102,7 +102,8 @@ elif AVAILABLE:
 else:
     IMPLEMENTATION = "direct library calls, no torch.ops.actq (%s)" % REASON
 
-_TAGGED = re.compile(r"\[actq ([A-Za-z]+)(?: (\d+))?\] ([^:\n]*)(?:: )?(.*)", re.S)
+# A fault: "[actq <Python class>] <message>", or "[actq status <N>] <call>: <status string>".
+_TAGGED = re.compile(r"\[actq ([A-Za-z]+)(?: (\d+))?\] (.*)", re.S)
 # An argument the operator refused (bindings/torch/src/rules.h): the argument's name in
 # the tag, the message "<name> must be <allowed>, got <value>" (or "<name> has ...").
 _ARGUMENT = re.compile(r"\[actq ArgumentError (\S+)\] (.*?)(?:, got (.*))?$", re.S)
@@ -118,14 +119,25 @@ def translated(e):
     m = _TAGGED.search(str(e))
     if m is None:
         return e
-    kind, status, head, rest = m.groups()
+    kind, status, message = m.groups()
     if kind == "status":
         status = int(status)
-        return _BY_STATUS.get(status, ActqError)(head, status)
+        return _BY_STATUS.get(status, ActqError)(re.match(r"[^:\n]*", message).group(0), status)
     cls = getattr(builtins, kind, None)
     if not (isinstance(cls, type) and issubclass(cls, Exception)):
         return e
-    return cls(head + (": " + rest if rest else ""))
+    return cls(message)  # whole: a message may hold colons ("cuda:0")
+
+
+def synchronize_operators(index):
+    """The C++ operators' part of device.synchronize(): waits for their contexts of CUDA
+    device `index` and raises their first deferred error (nothing without them: the Python
+    operators run on the package's own contexts)."""
+    if CPP_PATH:
+        try:
+            torch.ops.actq.synchronize(torch.empty(0, device=torch.device("cuda", index)))
+        except RuntimeError as e:
+            raise translated(e) from None
 
 
 def signed64(v):
