@@ -156,24 +156,39 @@ static size_t run_fewbit_backward(void *arg, size_t u0, size_t u1) {
 #define LUT_MIN_BITS 6
 #define LUT_MIN_N ((size_t)1 << 14)
 
+/* The code_lut of the job's table for the kernels: the context's last one while the table
+ * is the same (a layer calls with one table step after step, and the build was half the
+ * time of 7-8-bit codes at 2^16 elements), else built anew, from LUT_MIN_N elements on.
+ * NULL without memory: the kernels search instead. */
+static const actq_fewbit_lut *cpu_code_lut(actq_cpu_state *st, const actq_fewbit_job *job) {
+  const fewbit_table *t = job->table;
+  size_t bytes;
+  if (st->lut && actq_fewbit_lut_matches(st->lut, t->bounds, t->bits)) return st->lut;
+  if (job->n < LUT_MIN_N) return NULL;
+  bytes = actq_fewbit_lut_size(t->bounds, t->bits);
+  if (bytes > st->lut_bytes) {
+    free(st->lut);
+    st->lut = (actq_fewbit_lut *)malloc(bytes);
+    st->lut_bytes = st->lut ? bytes : 0;
+    if (!st->lut) return NULL;
+  }
+  actq_fewbit_lut_build(st->lut, t->bounds, t->bits);
+  return st->lut;
+}
+
 static actq_status cpu_fewbit_encode(actq_context *ctx, const actq_fewbit_job *job) {
   actq_cpu_state *st = actq_cpu(ctx);
   actq_fewbit_job j = *job;
   fewbit_task t = {st->kernels, &j};
-  actq_fewbit_lut *lut = NULL;
   size_t nan;
-  /* Built once per call, before the threads start, and only for kernels that read it
-   * (the reference kernels search). Without memory the kernels search instead. */
+  /* Before the threads start, and only for kernels that read it (the reference kernels
+   * search). */
   const uint32_t lut_min_bits =
       st->kernels->fewbit_code_lut_min_bits ? st->kernels->fewbit_code_lut_min_bits : LUT_MIN_BITS;
   if (st->kernels->fewbit_encode != actq_ref_fewbit_encode && job->table->bits >= lut_min_bits &&
-      job->n >= LUT_MIN_N && !(st->kernels->fewbit_no_code_lut & (1u << job->dtype))) {
-    lut = (actq_fewbit_lut *)malloc(actq_fewbit_lut_size(job->table->bounds, job->table->bits));
-    if (lut) actq_fewbit_lut_build(lut, job->table->bounds, job->table->bits);
-    j.code_lut = lut;
-  }
+      !(st->kernels->fewbit_no_code_lut & (1u << job->dtype)))
+    j.code_lut = cpu_code_lut(st, job);
   nan = actq_cpu_parallel(st, (job->n + 7) / 8, units_per_chunk, run_fewbit_encode, &t);
-  free(lut);
   return nan ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
 
@@ -221,7 +236,10 @@ static actq_status cpu_set_threads(actq_context *ctx, int threads) {
 
 static void cpu_destroy(actq_context *ctx) {
   actq_cpu_state *st = actq_cpu(ctx);
-  if (st) actq_cpu_pool_destroy(st->pool);
+  if (st) {
+    actq_cpu_pool_destroy(st->pool);
+    free(st->lut);
+  }
   free(st);
   ctx->state = NULL;
 }

@@ -515,11 +515,14 @@ FB512_INLINE __m512i fb_key_codes32(const fb_keys32 *kt, uint32_t b, __m512i h, 
   const __m512i k = _mm512_xor_si512(h, _mm512_and_si512(_mm512_srai_epi16(h, 15), low15));
   const __mmask32 isnan =
       _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, low15), _mm512_set1_epi16(0x7f80));
-  __m512i l = _mm512_maskz_mov_epi16(_mm512_cmpgt_epi16_mask(k, kt->lv[0]), one);
+  const __mmask32 m0 = _mm512_cmpgt_epi16_mask(k, kt->lv[0]);
+  __m512i l = _mm512_maskz_mov_epi16(m0, one);
   uint32_t s;
   for (s = 1; s < b; s++) {
     __m512i bound;
-    if (s < 6) {
+    if (s == 1) { /* level 1: a blend of its two bounds by level 0's mask, no permute */
+      bound = _mm512_mask_blend_epi16(m0, kt->l1[0], kt->l1[1]);
+    } else if (s < 6) {
       bound = _mm512_permutexvar_epi16(l, kt->lv[s]);
     } else if (s == 6) {
       bound = _mm512_permutex2var_epi16(kt->l6[0], l, kt->l6[1]);

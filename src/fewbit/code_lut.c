@@ -56,3 +56,12 @@ void actq_fewbit_lut_build(actq_fewbit_lut *lut, const float *bounds, uint32_t b
   for (i = 0; i < 256; i++) lut->keys[i] = i < nb ? bound_key(bounds[i]) : 0xffffffffu;
   fill(lut, lut->root, ACTQ_LUT_ROOT, 16, 0, nb);
 }
+
+int actq_fewbit_lut_matches(const actq_fewbit_lut *lut, const float *bounds, uint32_t bits) {
+  const uint32_t nb = (1u << bits) - 1u;
+  uint32_t i;
+  if (lut->bits != bits) return 0;
+  for (i = 0; i < nb; i++)
+    if (lut->keys[i] != bound_key(bounds[i])) return 0;
+  return 1;
+}

@@ -1,5 +1,5 @@
 /* code_lut.h - few-bit codes in constant time: a radix table over the order-preserving
- * integer key of x, built once per fewbit_encode call from the table's bounds.
+ * integer key of x, built from the table's bounds (a CPU context keeps the last one it built).
  *
  * key(x): the float32 bits mapped so that unsigned key order is float order (negative: all
  * bits flipped; positive: sign bit set). A bound of -0 is stored as +0's key, which makes
@@ -57,5 +57,8 @@ static inline uint32_t actq_fewbit_lut_code(const actq_fewbit_lut *lut, float x)
 size_t actq_fewbit_lut_size(const float *bounds, uint32_t bits);
 /* Fills lut (actq_fewbit_lut_size bytes) for these bounds. */
 void actq_fewbit_lut_build(actq_fewbit_lut *lut, const float *bounds, uint32_t bits);
+/* Whether lut was built from these bounds at this width (the same bound keys: a table
+ * with -0 where another has +0 builds the same lut). */
+int actq_fewbit_lut_matches(const actq_fewbit_lut *lut, const float *bounds, uint32_t bits);
 
 #endif /* ACTQ_FEWBIT_CODE_LUT_H */

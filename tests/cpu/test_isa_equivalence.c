@@ -550,6 +550,75 @@ Test(isa_equivalence, fewbit_encode_and_backward) {
   }
 }
 
+/* A CPU context keeps the code_lut of its last table (cpu/driver.c) for the next calls:
+ * one context, calls alternating between tables that differ in everything (GELU, SiLU),
+ * in one bound moved to its neighbours' midpoint, and in one bound moved by one float
+ * ulp, at lengths that build a lut (20011) and that only reuse one (1000); every call's
+ * codes are its own table's, as the reference's. x lies on and around the bounds that
+ * differ. */
+Test(isa_equivalence, fewbit_code_lut_follows_the_table) {
+  enum { TA, TMID, TULP, TSILU, NT };
+  static const struct {
+    int table;
+    size_t n;
+  } steps[] = {{TA, 20011},   {TMID, 20011}, {TMID, 1000}, {TA, 1000},  {TULP, 1000},
+               {TULP, 20011}, {TA, 1000},    {TSILU, 1000}, {TSILU, 20011}, {TA, 1000},
+               {TA, 20011},   {TULP, 1000}};
+  uint32_t bits;
+  int dt;
+  rng_state = 11;
+  for (bits = 6; bits <= 8; bits++) {
+    const uint32_t nb = (1u << bits) - 1u, k = nb / 2;
+    fewbit_table t[NT];
+    cr_assert_eq(fewbit_table_build(FEWBIT_GELU, 0.0f, bits, NULL, &t[TA]), ACTQ_OK);
+    cr_assert_eq(fewbit_table_build(FEWBIT_SILU, 0.0f, bits, NULL, &t[TSILU]), ACTQ_OK);
+    t[TMID] = t[TULP] = t[TA];
+    t[TMID].bounds[k] = 0.5f * (t[TA].bounds[k] + t[TA].bounds[k + 1]);
+    t[TULP].bounds[k] = nextafterf(t[TA].bounds[k], INFINITY);
+    cr_assert(t[TULP].bounds[k] < t[TA].bounds[k + 1]);
+    for (dt = 0; dt < 3; dt++) {
+      size_t s;
+      for (s = 0; s < sizeof steps / sizeof *steps; s++) {
+        const fewbit_table *tab = &t[steps[s].table];
+        const size_t n = steps[s].n, nbytes = actq_stream_bytes(n, bits), es = dsize((actq_dtype)dt);
+        const int with_y = (int)(s & 1);
+        const float lo = t[TA].bounds[k - 1], hi = t[TA].bounds[k + 2];
+        buf x = buf_new(n * es), codes = buf_new(nbytes), codes_ref = buf_new(nbytes),
+            y = buf_new(n * es), y_ref = buf_new(n * es);
+        size_t j;
+        for (j = 0; j < n; j++) { /* the bounds that differ, their neighbours, or between */
+          const uint32_t r = (uint32_t)rnd_below(8);
+          const float v = r == 0   ? t[TA].bounds[k]
+                          : r == 1 ? t[TULP].bounds[k]
+                          : r == 2 ? t[TMID].bounds[k]
+                          : r == 3 ? t[TSILU].bounds[rnd_below(nb)]
+                                   : lo + (hi - lo) * rnd_unit();
+          if (dt == ACTQ_F32) memcpy(x.p + 4 * j, &v, 4);
+          else {
+            const uint16_t h = dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+            memcpy(x.p + 2 * j, &h, 2);
+          }
+        }
+        cr_assert_eq(fewbit_encode(ref_ctx, tab, n, (actq_dtype)dt, x.p, with_y ? y_ref.p : NULL,
+                                   codes_ref.p),
+                     ACTQ_OK);
+        cr_assert_eq(fewbit_encode(cpu_ctx, tab, n, (actq_dtype)dt, x.p, with_y ? y.p : NULL,
+                                   codes.p),
+                     ACTQ_OK);
+        cr_assert(memcmp(codes.raw, codes_ref.raw, nbytes + 64) == 0,
+                  "codes: step %zu (table %d, n=%zu) b=%u dt=%d", s, steps[s].table, n, bits, dt);
+        cr_assert(memcmp(y.raw, y_ref.raw, n * es + 64) == 0, "y: step %zu b=%u dt=%d", s, bits,
+                  dt);
+        buf_free(&x);
+        buf_free(&codes);
+        buf_free(&codes_ref);
+        buf_free(&y);
+        buf_free(&y_ref);
+      }
+    }
+  }
+}
+
 /* fewbit_encode with y: codes and y of every activation (its own 16-lane code on AVX-512
  * for GELU, GELU_TANH, SiLU, Sigmoid and Tanh, the 8-lane halves for the rest), every
  * dtype, at 1-4 bits (AVX-512: the codes in y's loop for those five; bf16 at 1-2), 5 and
