@@ -60,24 +60,45 @@ ACTQ_UNROLL
   }
 }
 
+/* Bytes of one element of DT (actq_dtype_size, as a device constant). */
+template <actq_dtype DT>
+__host__ __device__ constexpr size_t elem_bytes() {
+  return DT == ACTQ_F32 ? 4u : 2u;
+}
+
+/* 16-byte vectors of one unit in DT: 2 of f32, 1 of f16 or bf16. */
+template <actq_dtype DT>
+__host__ __device__ constexpr uint32_t unit_vectors() {
+  return DT == ACTQ_F32 ? 2u : 1u;
+}
+
+/* A unit's 8 values as its unit_vectors<DT>() vectors, rounded to nearest-even into DT. */
+template <actq_dtype DT>
+__host__ __device__ __forceinline__ void unit_to_vectors(const float v[8], uint4 out[]) {
+  if (DT == ACTQ_F32) {
+    out[0] = make_uint4(actq_f32_bits(v[0]), actq_f32_bits(v[1]), actq_f32_bits(v[2]), actq_f32_bits(v[3]));
+    out[1] = make_uint4(actq_f32_bits(v[4]), actq_f32_bits(v[5]), actq_f32_bits(v[6]), actq_f32_bits(v[7]));
+  } else {
+    uint32_t w[4];
+ACTQ_UNROLL
+    for (int j = 0; j < 4; j++) {
+      const uint32_t lo = actq_f32_to_h16(v[2 * j], DT), hi = actq_f32_to_h16(v[2 * j + 1], DT);
+      w[j] = lo | (hi << 16);
+    }
+    out[0] = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
 /* Elements e .. e+k-1 of y = v[0..k), rounded to nearest-even into DT. */
 template <actq_dtype DT, bool VEC>
 __host__ __device__ __forceinline__ void store_unit(void *__restrict__ y, size_t e, int k,
                                            const float v[8]) {
   if constexpr (VEC) {
-    if (DT == ACTQ_F32) {
-      float4 *p = reinterpret_cast<float4 *>(static_cast<float *>(y) + e);
-      p[0] = make_float4(v[0], v[1], v[2], v[3]);
-      p[1] = make_float4(v[4], v[5], v[6], v[7]);
-    } else {
-      uint32_t w[4];
+    uint4 out[unit_vectors<DT>()];
+    unit_to_vectors<DT>(v, out);
+    uint4 *p = reinterpret_cast<uint4 *>(static_cast<uint8_t *>(y) + e * elem_bytes<DT>());
 ACTQ_UNROLL
-      for (int j = 0; j < 4; j++) {
-        const uint32_t lo = actq_f32_to_h16(v[2 * j], DT), hi = actq_f32_to_h16(v[2 * j + 1], DT);
-        w[j] = lo | (hi << 16);
-      }
-      *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(y) + e) = make_uint4(w[0], w[1], w[2], w[3]);
-    }
+    for (uint32_t i = 0; i < unit_vectors<DT>(); i++) p[i] = out[i];
   } else {
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++)

@@ -1,7 +1,8 @@
 /* fewbit.cu - fewbit_encode and fewbit_backward on the device: one thread per chunk of
  * 128 bytes of elements (cuda/fewbit_ops.cuh), one kernel per dtype and width (and, for
  * encode, whether y is written), 16-byte vectors when the launcher finds the pointers
- * aligned. The table (host memory per the contract) travels as a kernel parameter; each
+ * aligned; then backward's grad_in leaves a warp through its shared-memory tile
+ * (cuda/warp_tile.cuh). The table (host memory per the contract) travels as a kernel parameter; each
  * block copies the part it needs (the bounds, or the levels) into shared memory, where
  * the search of actq_fewbit_code and the level lookup read it. A NaN input is reported
  * through the deferred error word (ACTQ_ERR_NONFINITE at the next
@@ -43,17 +44,31 @@ encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *_
   if (Y) encode_y_block<DT, ACT, VEC>(a, blockIdx.x, threadIdx.x);
 }
 
+/* A thread's own chunk, where its warp does not go through the tile: out of line, so that
+ * the kernel's straight-line code is the tile path that large aligned calls run. */
+template <actq_dtype DT, uint32_t BITS, bool VEC>
+__device__ __noinline__ void backward_own(const backward_args a, size_t c) {
+  backward_chunk<DT, BITS, VEC>(a, c);
+}
+
 template <actq_dtype DT, uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(FEWBIT_BLOCK, FEWBIT_MIN_BLOCKS)
 backward_kernel(const table_param t, size_t n, const uint8_t *__restrict__ codes,
                 const void *__restrict__ grad_out, void *__restrict__ grad_in) {
+  constexpr uint32_t NV = backward_out_vectors<DT>();
   __shared__ float s_levels[1u << BITS];
+  __shared__ uint4 tiles[VEC ? FEWBIT_BLOCK / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS : 1];
   for (uint32_t i = threadIdx.x; i < (1u << BITS); i += FEWBIT_BLOCK) s_levels[i] = t.levels[i];
   __syncthreads();
   const size_t c = (size_t)blockIdx.x * FEWBIT_BLOCK + threadIdx.x;
-  if (c >= chunks(n, chunk_units<DT>())) return;
   const backward_args a = {s_levels, n, codes, grad_out, grad_in};
-  backward_chunk<DT, BITS, VEC>(a, c);
+  if (backward_tiled<DT, VEC>(n, c)) {
+    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
+    backward_fill<DT, BITS>(a, c, tile, threadIdx.x % 32);
+    backward_flush<DT>(a, c, tile, threadIdx.x % 32);
+  } else if (c < chunks(n, chunk_units<DT>())) {
+    backward_own<DT, BITS, VEC>(a, c);
+  }
 }
 
 table_param make_param(const fewbit_table *table) {

@@ -243,10 +243,12 @@ ACTQ_UNROLL
   actq_cuda_io::store_unit<DT, false>(a.grad_in, 8 * u, k, g);
 }
 
-/* A full chunk from unit u0 on, every pointer aligned for vectors. */
-template <actq_dtype DT, uint32_t BITS>
-__host__ __device__ __forceinline__ void backward_full(const backward_args &a, size_t u0) {
-  constexpr uint32_t U = chunk_units<DT>();
+/* A full chunk from unit u0 on, codes and grad_out aligned for vectors; its grad_in
+ * vectors (chunk_units * unit_vectors of them) go to out(i, vector). */
+template <actq_dtype DT, uint32_t BITS, class Out>
+__host__ __device__ __forceinline__ void backward_full(const backward_args &a, size_t u0,
+                                                       const Out &out) {
+  constexpr uint32_t U = chunk_units<DT>(), UV = actq_cuda_io::unit_vectors<DT>();
   uint32_t w[U * BITS / 4 + 2];
   load_code_words<U * BITS>(a.codes + u0 * BITS, w);
   w[U * BITS / 4] = w[U * BITS / 4 + 1] = 0;
@@ -258,7 +260,10 @@ ACTQ_UNROLL
     const uint64_t word = bytes_at(w, BITS * u);
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++) g[u][j] = actq_fewbit_grad(g[u][j], a.levels[actq_unpack_code(word, j, BITS)]);
-    actq_cuda_io::store_unit<DT, true>(a.grad_in, 8 * (u0 + u), 8, g[u]);
+    uint4 v[UV];
+    actq_cuda_io::unit_to_vectors<DT>(g[u], v);
+ACTQ_UNROLL
+    for (uint32_t i = 0; i < UV; i++) out(UV * u + i, v[i]);
   }
 }
 
@@ -268,9 +273,41 @@ __host__ __device__ __forceinline__ void backward_chunk(const backward_args &a, 
   constexpr uint32_t U = chunk_units<DT>();
   const size_t u0 = c * U;
   if constexpr (VEC)
-    if (a.n / 8 >= u0 + U) return backward_full<DT, BITS>(a, u0);
+    if (a.n / 8 >= u0 + U)
+      return backward_full<DT, BITS>(
+          a, u0, actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(
+                     static_cast<uint8_t *>(a.grad_in) + 8 * u0 * actq_cuda_io::elem_bytes<DT>())});
   const size_t u1 = actq_cuda_io::chunk_end_unit(a.n, u0, U);
   for (size_t u = u0; u < u1; u++) backward_unit<DT, BITS>(a, u);
+}
+
+/* ---- fewbit_backward, a warp of full chunks through its tile (cuda/warp_tile.cuh): the
+ * kernel, and the host test in the same order (every lane's fill, then every lane's
+ * flush). A chunk's grad_in is 128 bytes (f16: 64), so straight stores would be strided. */
+
+template <actq_dtype DT>
+__host__ __device__ constexpr uint32_t backward_out_vectors() {
+  return chunk_units<DT>() * actq_cuda_io::unit_vectors<DT>();
+}
+
+template <actq_dtype DT, bool VEC>
+__host__ __device__ __forceinline__ bool backward_tiled(size_t n, size_t c) {
+  return VEC && actq_cuda_tile::warp_chunks_full(c, n / (8 * chunk_units<DT>()));
+}
+
+template <actq_dtype DT, uint32_t BITS>
+__host__ __device__ __forceinline__ void backward_fill(const backward_args &a, size_t c,
+                                                       uint4 *tile, uint32_t lane) {
+  backward_full<DT, BITS>(a, c * chunk_units<DT>(),
+                          actq_cuda_tile::lane_sink<backward_out_vectors<DT>()>(tile, lane));
+}
+
+template <actq_dtype DT>
+__host__ __device__ __forceinline__ void backward_flush(const backward_args &a, size_t c,
+                                                        const uint4 *tile, uint32_t lane) {
+  const size_t e0 = 8 * (c & ~(size_t)31) * chunk_units<DT>();
+  actq_cuda_tile::warp_tile_flush<backward_out_vectors<DT>()>(
+      tile, lane, reinterpret_cast<uint4 *>(static_cast<uint8_t *>(a.grad_in) + e0 * actq_cuda_io::elem_bytes<DT>()));
 }
 
 } /* namespace actq_cuda_fewbit */

@@ -1,6 +1,8 @@
 /* pack.cu - actq_pack / actq_unpack on the device: one thread per chunk of 128 codes
  * (cuda/pack_ops.cuh), one kernel instantiation per width, so that every shift is a
- * constant; 16-byte vectors when the launcher finds both pointers 16-byte aligned.
+ * constant; 16-byte vectors when the launcher finds both pointers 16-byte aligned, and
+ * then a warp's stores through its shared-memory tile where they would be strided
+ * (cuda/warp_tile.cuh).
  *
  * Pack masks every code to `bits` bits as the reference does (an invalid code never
  * spills into its neighbours, so the bytes equal the reference's for any input) and
@@ -17,20 +19,51 @@ namespace {
 
 using namespace actq_cuda_packing;
 
+/* A thread's own chunk, where its warp does not go through the tile: out of line, so that
+ * the kernel's straight-line code is the tile path that large aligned calls run (and
+ * the static model counts that path). */
+template <uint32_t BITS, bool VEC>
+__device__ __noinline__ uint32_t pack_own(size_t n, const uint8_t *codes, uint8_t *packed, size_t c) {
+  return pack_chunk<BITS, VEC>(n, codes, packed, c);
+}
+
+template <uint32_t BITS, bool VEC>
+__device__ __noinline__ void unpack_own(size_t n, const uint8_t *packed, uint8_t *codes, size_t c) {
+  unpack_chunk<BITS, VEC>(n, packed, codes, c);
+}
+
 template <uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(PACK_BLOCK)
 pack_kernel(size_t n, const uint8_t *__restrict__ codes, uint8_t *__restrict__ packed,
             uint32_t *error) {
+  constexpr uint32_t NV = pack_out_vectors<BITS>();
+  __shared__ uint4 tiles[tile_vectors<NV>(PACK_BLOCK / 32)];
   const size_t c = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x;
-  if (c < pack_chunks(n) && pack_chunk<BITS, VEC>(n, codes, packed, c))
-    atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_INVALID_ARGUMENT);
+  const uint32_t lane = threadIdx.x % 32;
+  uint32_t over = 0;
+  if (pack_tiled<BITS, VEC>(n, c)) { /* false at compile time where no tile pays */
+    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
+    over = pack_fill<BITS>(codes, c, tile, lane);
+    pack_flush<BITS>(packed, c, tile, lane);
+  } else if (c < pack_chunks(n)) {
+    over = tile_pays(NV) ? pack_own<BITS, VEC>(n, codes, packed, c) : pack_chunk<BITS, VEC>(n, codes, packed, c);
+  }
+  if (over) atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_INVALID_ARGUMENT);
 }
 
 template <uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(PACK_BLOCK)
 unpack_kernel(size_t n, const uint8_t *__restrict__ packed, uint8_t *__restrict__ codes) {
+  constexpr uint32_t NV = unpack_out_vectors();
+  __shared__ uint4 tiles[tile_vectors<NV>(PACK_BLOCK / 32)];
   const size_t c = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x;
-  if (c < pack_chunks(n)) unpack_chunk<BITS, VEC>(n, packed, codes, c);
+  if (unpack_tiled<VEC>(n, c)) {
+    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
+    unpack_fill<BITS>(packed, c, tile, threadIdx.x % 32);
+    unpack_flush(codes, c, tile, threadIdx.x % 32);
+  } else if (c < pack_chunks(n)) {
+    unpack_own<BITS, VEC>(n, packed, codes, c);
+  }
 }
 
 /* One thread per chunk, no grid-stride loop: 2^31 - 1 blocks cover 2^46 codes. */

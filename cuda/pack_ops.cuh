@@ -7,7 +7,9 @@
  * both pointers 16-byte aligned (VEC), a full chunk is 8 vector loads and `bits` vector
  * stores (the reverse for unpack), all loads issued before the first use; the partial
  * last chunk, and every chunk of a misaligned call, go unit by unit through pack_unit /
- * unpack_unit, which work at any alignment and length.
+ * unpack_unit, which work at any alignment and length. A warp whose 32 chunks are all
+ * full and aligned stores through its shared-memory tile (cuda/warp_tile.cuh) when a
+ * chunk's output is more than 2 vectors: unpack always, pack above 2 bits.
  */
 #ifndef ACTQ_CUDA_PACK_OPS_CUH
 #define ACTQ_CUDA_PACK_OPS_CUH
@@ -19,6 +21,7 @@
 #include "src/arith/bitstream.h"
 #include "cuda/device_io.cuh"
 #include "cuda/unroll.cuh"
+#include "cuda/warp_tile.cuh"
 
 #define PACK_CHUNK_UNITS 16
 
@@ -103,13 +106,13 @@ __host__ __device__ __forceinline__ void bytes_put(uint32_t *w, uint32_t byte, u
   if (s) w[i + 2] |= (uint32_t)(v >> (64 - s));
 }
 
-/* A full chunk of actq_pack from unit u0 on, both pointers 16-byte aligned; returns
- * nonzero when a code was >= 2^BITS. */
-template <uint32_t BITS>
-__host__ __device__ __forceinline__ uint32_t pack_full(const uint8_t *codes, uint8_t *packed,
-                                                       size_t u0) {
+/* A full chunk of actq_pack from unit u0 on, codes 16-byte aligned; its BITS output
+ * vectors go to out(i, vector); returns nonzero when a code was >= 2^BITS. */
+template <uint32_t BITS, class Out>
+__host__ __device__ __forceinline__ uint32_t pack_full(const uint8_t *codes, size_t u0,
+                                                       const Out &out) {
   const uint4 *in = reinterpret_cast<const uint4 *>(codes + 8 * u0);
-  uint32_t w[32 + 2], out[4 * BITS + 2], over = 0;
+  uint32_t w[32 + 2], w_out[4 * BITS + 2], over = 0;
 ACTQ_UNROLL
   for (int i = 0; i < 8; i++) {
     const uint4 v = in[i];
@@ -117,7 +120,7 @@ ACTQ_UNROLL
   }
   w[32] = w[33] = 0;
 ACTQ_UNROLL
-  for (int i = 0; i < 4 * (int)BITS + 2; i++) out[i] = 0;
+  for (int i = 0; i < 4 * (int)BITS + 2; i++) w_out[i] = 0;
   /* A code >= 2^BITS has a bit outside the mask in its byte: one OR over all words. */
 ACTQ_UNROLL
   for (int i = 0; i < 32; i++) over |= w[i];
@@ -128,12 +131,11 @@ ACTQ_UNROLL
     uint32_t code[8];
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++) code[j] = (uint32_t)(in8 >> (8 * j)) & ((1u << BITS) - 1u);
-    bytes_put(out, BITS * u, actq_pack_word(code, 8, BITS));
+    bytes_put(w_out, BITS * u, actq_pack_word(code, 8, BITS));
   }
-  uint4 *o = reinterpret_cast<uint4 *>(packed + BITS * u0);
 ACTQ_UNROLL
   for (uint32_t i = 0; i < BITS; i++)
-    o[i] = make_uint4(out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
+    out(i, make_uint4(w_out[4 * i], w_out[4 * i + 1], w_out[4 * i + 2], w_out[4 * i + 3]));
   return over;
 }
 
@@ -143,7 +145,8 @@ __host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t 
                                                         uint8_t *packed, size_t c) {
   const size_t u0 = c * PACK_CHUNK_UNITS;
   if constexpr (VEC)
-    if (n / 8 >= u0 + PACK_CHUNK_UNITS) return pack_full<BITS>(codes, packed, u0);
+    if (n / 8 >= u0 + PACK_CHUNK_UNITS)
+      return pack_full<BITS>(codes, u0, actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(packed + BITS * u0)});
   /* misaligned, or the partial last chunk */
   const size_t u1 = actq_cuda_io::chunk_end_unit(n, u0, PACK_CHUNK_UNITS);
   uint32_t over = 0;
@@ -151,12 +154,13 @@ __host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t 
   return over;
 }
 
-/* A full chunk of actq_unpack from unit u0 on, both pointers 16-byte aligned. */
-template <uint32_t BITS>
-__host__ __device__ __forceinline__ void unpack_full(const uint8_t *packed, uint8_t *codes,
-                                                     size_t u0) {
+/* A full chunk of actq_unpack from unit u0 on, packed 16-byte aligned; its 8 output
+ * vectors go to out(i, vector). */
+template <uint32_t BITS, class Out>
+__host__ __device__ __forceinline__ void unpack_full(const uint8_t *packed, size_t u0,
+                                                     const Out &out) {
   const uint4 *in = reinterpret_cast<const uint4 *>(packed + BITS * u0);
-  uint32_t w[4 * BITS + 2], out[32 + 2];
+  uint32_t w[4 * BITS + 2], w_out[32 + 2];
 ACTQ_UNROLL
   for (uint32_t i = 0; i < BITS; i++) {
     const uint4 v = in[i];
@@ -164,19 +168,18 @@ ACTQ_UNROLL
   }
   w[4 * BITS] = w[4 * BITS + 1] = 0;
 ACTQ_UNROLL
-  for (int i = 0; i < 34; i++) out[i] = 0;
+  for (int i = 0; i < 34; i++) w_out[i] = 0;
 ACTQ_UNROLL
   for (uint32_t u = 0; u < PACK_CHUNK_UNITS; u++) {
     const uint64_t word = bytes_at(w, BITS * u);
     uint64_t codes8 = 0;
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++) codes8 |= (uint64_t)actq_unpack_code(word, j, BITS) << (8 * j);
-    bytes_put(out, 8 * u, codes8);
+    bytes_put(w_out, 8 * u, codes8);
   }
-  uint4 *o = reinterpret_cast<uint4 *>(codes + 8 * u0);
 ACTQ_UNROLL
-  for (int i = 0; i < 8; i++)
-    o[i] = make_uint4(out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
+  for (uint32_t i = 0; i < 8; i++)
+    out(i, make_uint4(w_out[4 * i], w_out[4 * i + 1], w_out[4 * i + 2], w_out[4 * i + 3]));
 }
 
 /* Chunk c of actq_unpack at BITS bits. */
@@ -185,9 +188,68 @@ __host__ __device__ __forceinline__ void unpack_chunk(size_t n, const uint8_t *p
                                                       uint8_t *codes, size_t c) {
   const size_t u0 = c * PACK_CHUNK_UNITS;
   if constexpr (VEC)
-    if (n / 8 >= u0 + PACK_CHUNK_UNITS) return unpack_full<BITS>(packed, codes, u0);
+    if (n / 8 >= u0 + PACK_CHUNK_UNITS)
+      return unpack_full<BITS>(packed, u0, actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(codes + 8 * u0)});
   const size_t u1 = actq_cuda_io::chunk_end_unit(n, u0, PACK_CHUNK_UNITS);
   for (size_t u = u0; u < u1; u++) unpack_unit(BITS, n, packed, codes, u);
+}
+
+/* ---- a warp of full chunks through its tile (the kernels, and the host test in the same
+ * order: every lane's fill, then every lane's flush) ---- */
+
+/* Output vectors of a chunk, and whether a whole warp of them goes through the tile. */
+template <uint32_t BITS>
+__host__ __device__ constexpr uint32_t pack_out_vectors() { return BITS; }
+__host__ __device__ constexpr uint32_t unpack_out_vectors() { return 8; }
+__host__ __device__ constexpr bool tile_pays(uint32_t vectors) { return vectors > 2; }
+
+/* Vectors of the block's tiles (one per warp); 1 where no tile is used. */
+template <uint32_t NV>
+__host__ __device__ constexpr uint32_t tile_vectors(uint32_t warps) {
+  return tile_pays(NV) ? warps * actq_cuda_tile::warp_tile<NV>::VECTORS : 1u;
+}
+
+__host__ __device__ __forceinline__ size_t full_chunks(size_t n) {
+  return n / (8 * PACK_CHUNK_UNITS);
+}
+
+template <uint32_t BITS, bool VEC>
+__host__ __device__ __forceinline__ bool pack_tiled(size_t n, size_t c) {
+  return VEC && tile_pays(pack_out_vectors<BITS>()) && actq_cuda_tile::warp_chunks_full(c, full_chunks(n));
+}
+
+template <bool VEC>
+__host__ __device__ __forceinline__ bool unpack_tiled(size_t n, size_t c) {
+  return VEC && actq_cuda_tile::warp_chunks_full(c, full_chunks(n));
+}
+
+/* Lane `lane` (chunk c) fills its row of the warp's tile; returns nonzero when a code was
+ * >= 2^BITS. */
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ uint32_t pack_fill(const uint8_t *codes, size_t c,
+                                                       uint4 *tile, uint32_t lane) {
+  return pack_full<BITS>(codes, c * PACK_CHUNK_UNITS,
+                         actq_cuda_tile::lane_sink<pack_out_vectors<BITS>()>(tile, lane));
+}
+
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ void pack_flush(uint8_t *packed, size_t c, const uint4 *tile,
+                                                    uint32_t lane) {
+  actq_cuda_tile::warp_tile_flush<pack_out_vectors<BITS>()>(
+      tile, lane, reinterpret_cast<uint4 *>(packed + BITS * (c & ~(size_t)31) * PACK_CHUNK_UNITS));
+}
+
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ void unpack_fill(const uint8_t *packed, size_t c, uint4 *tile,
+                                                     uint32_t lane) {
+  unpack_full<BITS>(packed, c * PACK_CHUNK_UNITS,
+                    actq_cuda_tile::lane_sink<unpack_out_vectors()>(tile, lane));
+}
+
+__host__ __device__ __forceinline__ void unpack_flush(uint8_t *codes, size_t c, const uint4 *tile,
+                                                      uint32_t lane) {
+  actq_cuda_tile::warp_tile_flush<unpack_out_vectors()>(
+      tile, lane, reinterpret_cast<uint4 *>(codes + 8 * (c & ~(size_t)31) * PACK_CHUNK_UNITS));
 }
 
 } /* namespace actq_cuda_packing */

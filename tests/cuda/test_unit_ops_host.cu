@@ -4,7 +4,8 @@
 // must give the reference's bytes. What this cannot check (warp shuffles, CUB's block
 // reduction, the grid-stride loop, real device arithmetic) is left to the device tests.
 // Pack/unpack and fewbit (cuda/pack_ops.cuh, cuda/fewbit_ops.cuh) are walked chunk by
-// chunk, as their kernels map threads.
+// chunk, as their kernels map threads, and warp by warp where a warp stores through its
+// shared-memory tile (cuda/warp_tile.cuh).
 #include <criterion/criterion.h>
 
 #include <cmath>
@@ -241,24 +242,58 @@ size_t pack_length(test_rng *rng, int it) {
   }
 }
 
-// Both kernels walked as pack.cu launches them: the same vector choice, chunk by chunk.
+// A kernel's threads walked warp by warp (32 chunks from a multiple of 32): a warp that
+// the kernel sends through its shared-memory tile (tiled(c), the same for its 32 chunks)
+// fills it lane by lane, then flushes it lane by lane, as __syncwarp orders them; the
+// lanes of other warps each store their own chunk. The tile starts as garbage, as shared
+// memory does, so a slot that no lane filled shows in the output.
+template <uint32_t NV, class Tiled, class Fill, class Flush, class Own>
+uint32_t walk_warps(size_t chunks, Tiled tiled, Fill fill, Flush flush, Own own) {
+  std::vector<uint4> tile(actq_cuda_tile::warp_tile<NV>::VECTORS);
+  uint32_t flag = 0;
+  for (size_t c0 = 0; c0 < chunks; c0 += 32) {
+    if (tiled(c0)) {
+      cr_assert(tiled(c0 + 31), "a warp's chunks disagree about the tile at chunk %zu", c0);
+      std::memset(tile.data(), 0xA5, tile.size() * sizeof(uint4));
+      for (uint32_t lane = 0; lane < 32; lane++) flag |= fill(c0 + lane, tile.data(), lane);
+      for (uint32_t lane = 0; lane < 32; lane++) flush(c0 + lane, tile.data(), lane);
+    } else {
+      for (size_t c = c0; c < chunks && c < c0 + 32; c++) flag |= own(c);
+    }
+  }
+  return flag;
+}
+
+// Both kernels walked as pack.cu launches them: the same vector choice and tiles.
 uint32_t emulate_pack(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *packed) {
+  using namespace actq_cuda_packing;
   uint32_t over = 0;
-  const bool vec = actq_cuda_packing::pack_vec_ok(codes, packed);
-  actq_cuda_packing::with_bits(bits, [&](auto b) {
-    for (size_t c = 0; c < actq_cuda_packing::pack_chunks(n); c++)
-      over |= vec ? actq_cuda_packing::pack_chunk<b, true>(n, codes, packed, c)
-                  : actq_cuda_packing::pack_chunk<b, false>(n, codes, packed, c);
+  const bool vec = pack_vec_ok(codes, packed);
+  with_bits(bits, [&](auto b) {
+    auto walk = [&](auto v) {
+      over = walk_warps<pack_out_vectors<b>()>(
+          pack_chunks(n), [&](size_t c) { return pack_tiled<b, v>(n, c); },
+          [&](size_t c, uint4 *t, uint32_t l) { return pack_fill<b>(codes, c, t, l); },
+          [&](size_t c, const uint4 *t, uint32_t l) { pack_flush<b>(packed, c, t, l); },
+          [&](size_t c) { return pack_chunk<b, v>(n, codes, packed, c); });
+    };
+    vec ? walk(std::true_type()) : walk(std::false_type());
   });
   return over;
 }
 
 void emulate_unpack(uint32_t bits, size_t n, const uint8_t *packed, uint8_t *codes) {
-  const bool vec = actq_cuda_packing::pack_vec_ok(codes, packed);
-  actq_cuda_packing::with_bits(bits, [&](auto b) {
-    for (size_t c = 0; c < actq_cuda_packing::pack_chunks(n); c++)
-      vec ? actq_cuda_packing::unpack_chunk<b, true>(n, packed, codes, c)
-          : actq_cuda_packing::unpack_chunk<b, false>(n, packed, codes, c);
+  using namespace actq_cuda_packing;
+  const bool vec = pack_vec_ok(codes, packed);
+  with_bits(bits, [&](auto b) {
+    auto walk = [&](auto v) {
+      walk_warps<unpack_out_vectors()>(
+          pack_chunks(n), [&](size_t c) { return unpack_tiled<v>(n, c); },
+          [&](size_t c, uint4 *t, uint32_t l) { unpack_fill<b>(packed, c, t, l); return 0u; },
+          [&](size_t c, const uint4 *t, uint32_t l) { unpack_flush(codes, c, t, l); },
+          [&](size_t c) { unpack_chunk<b, v>(n, packed, codes, c); return 0u; });
+    };
+    vec ? walk(std::true_type()) : walk(std::false_type());
   });
 }
 
@@ -330,9 +365,14 @@ int emulate_encode(const fewbit_table &t, const encode_args &a) {
 template <actq_dtype DT>
 void emulate_backward(const fewbit_table &t, const backward_args &a) {
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
-    const bool vec = backward_vec_ok<DT, b>(a.codes, a.grad_out, a.grad_in);
-    for (size_t c = 0; c < chunks(a.n, chunk_units<DT>()); c++)
-      vec ? backward_chunk<DT, b, true>(a, c) : backward_chunk<DT, b, false>(a, c);
+    auto walk = [&](auto v) {
+      walk_warps<backward_out_vectors<DT>()>(
+          chunks(a.n, chunk_units<DT>()), [&](size_t c) { return backward_tiled<DT, v>(a.n, c); },
+          [&](size_t c, uint4 *tl, uint32_t l) { backward_fill<DT, b>(a, c, tl, l); return 0u; },
+          [&](size_t c, const uint4 *tl, uint32_t l) { backward_flush<DT>(a, c, tl, l); },
+          [&](size_t c) { backward_chunk<DT, b, v>(a, c); return 0u; });
+    };
+    backward_vec_ok<DT, b>(a.codes, a.grad_out, a.grad_in) ? walk(std::true_type()) : walk(std::false_type());
   });
 }
 
