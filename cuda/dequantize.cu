@@ -35,6 +35,20 @@ __global__ void __launch_bounds__(ACTQ_CUDA_BLOCK) dequantize_kernel(const dequa
     dequantize_lane<DT, BITS, FAST, MDT>(a, group_at(a.grid, w.row, w.gi), lane, team);
 }
 
+/* Units a dequantize lane owns at most: half of quantize's (ACTQ_CUDA_LANE_UNITS). On the
+ * H200 (2026-12-04, groups of 256, scripts/device-ab) teams of 8 (4 units a lane) ran at
+ * 74-80% of a copy for bf16 output where quantize's teams of 4 ran at 32-35%; teams of 16
+ * and 32 at 72-81% and 49-62%; for f32, 49-55% against 44-47% (16: 47-56%, 32: 48-59%). */
+#define DEQUANT_LANE_UNITS 4
+
+/* The team of a call: the given one, doubled up to a warp while a lane would own more than
+ * DEQUANT_LANE_UNITS units of a group (any wider team gives the same bytes). */
+int dequantize_team(size_t group_size, int team) {
+  const size_t units = (group_size + 7) / 8;
+  while (team < 32 && units > (size_t)team * DEQUANT_LANE_UNITS) team *= 2;
+  return team;
+}
+
 template <actq_dtype DT, int BITS, bool FAST, int MDT = ANY_META>
 void launch(const dequant_args &a, int team, int sm_count, cudaStream_t s) {
   constexpr auto kernel = dequantize_kernel<DT, BITS, FAST, MDT>;
@@ -72,7 +86,7 @@ actq_status actq_cuda_dequantize(actq_context *ctx, const actq_dequant_job *job)
   a.y = job->y;
 
   const bool fast = gr->cols % 8 == 0 && ((uintptr_t)job->y % 16) == 0;
-  const int team = team_for_call(gr->group_size, a.grid.groups, st->sm_count);
+  const int team = dequantize_team(gr->group_size, team_for_call(gr->group_size, a.grid.groups, st->sm_count));
   const uint32_t bits = gr->row_bits ? 0u : gr->bits;
   switch (job->y_dtype) {
     case ACTQ_F16: launch_dtype<ACTQ_F16>(a, bits, team, fast, st->sm_count, st->stream); break;

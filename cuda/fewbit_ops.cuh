@@ -299,7 +299,7 @@ template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ void backward_fill(const backward_args &a, size_t c,
                                                        uint4 *tile, uint32_t lane) {
   backward_full<DT, BITS>(a, c * chunk_units<DT>(),
-                          actq_cuda_tile::lane_sink<backward_out_vectors<DT>()>(tile, lane));
+                          actq_cuda_tile::direct_sink{actq_cuda_tile::tile_row<backward_out_vectors<DT>()>(tile, lane)});
 }
 
 template <actq_dtype DT>

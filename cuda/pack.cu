@@ -36,17 +36,17 @@ template <uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(PACK_BLOCK)
 pack_kernel(size_t n, const uint8_t *__restrict__ codes, uint8_t *__restrict__ packed,
             uint32_t *error) {
-  constexpr uint32_t NV = pack_out_vectors<BITS>();
-  __shared__ uint4 tiles[tile_vectors<NV>(PACK_BLOCK / 32)];
+  __shared__ uint4 tiles[tile_vectors(pack_tile_pays<BITS>(), PACK_BLOCK / 32)];
   const size_t c = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x;
   const uint32_t lane = threadIdx.x % 32;
   uint32_t over = 0;
   if (pack_tiled<BITS, VEC>(n, c)) { /* false at compile time where no tile pays */
-    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
-    over = pack_fill<BITS>(codes, c, tile, lane);
+    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<PACK_TILE_NV>::VECTORS;
+    pack_load<BITS>(codes, c, tile, lane);
+    over = pack_fill<BITS>(tile, lane);
     pack_flush<BITS>(packed, c, tile, lane);
   } else if (c < pack_chunks(n)) {
-    over = tile_pays(NV) ? pack_own<BITS, VEC>(n, codes, packed, c) : pack_chunk<BITS, VEC>(n, codes, packed, c);
+    over = pack_tile_pays<BITS>() ? pack_own<BITS, VEC>(n, codes, packed, c) : pack_chunk<BITS, VEC>(n, codes, packed, c);
   }
   if (over) atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_INVALID_ARGUMENT);
 }
@@ -54,13 +54,14 @@ pack_kernel(size_t n, const uint8_t *__restrict__ codes, uint8_t *__restrict__ p
 template <uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(PACK_BLOCK)
 unpack_kernel(size_t n, const uint8_t *__restrict__ packed, uint8_t *__restrict__ codes) {
-  constexpr uint32_t NV = unpack_out_vectors();
-  __shared__ uint4 tiles[tile_vectors<NV>(PACK_BLOCK / 32)];
+  __shared__ uint4 tiles[tile_vectors(true, PACK_BLOCK / 32)];
   const size_t c = (size_t)blockIdx.x * PACK_BLOCK + threadIdx.x;
+  const uint32_t lane = threadIdx.x % 32;
   if (unpack_tiled<VEC>(n, c)) {
-    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
-    unpack_fill<BITS>(packed, c, tile, threadIdx.x % 32);
-    unpack_flush(codes, c, tile, threadIdx.x % 32);
+    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<PACK_TILE_NV>::VECTORS;
+    unpack_load<BITS>(packed, c, tile, lane);
+    unpack_fill<BITS>(tile, lane);
+    unpack_flush(codes, c, tile, lane);
   } else if (c < pack_chunks(n)) {
     unpack_own<BITS, VEC>(n, packed, codes, c);
   }

@@ -106,12 +106,11 @@ __host__ __device__ __forceinline__ void bytes_put(uint32_t *w, uint32_t byte, u
   if (s) w[i + 2] |= (uint32_t)(v >> (64 - s));
 }
 
-/* A full chunk of actq_pack from unit u0 on, codes 16-byte aligned; its BITS output
- * vectors go to out(i, vector); returns nonzero when a code was >= 2^BITS. */
+/* A full chunk of actq_pack: its 8 vectors of codes at in (16-byte aligned), its BITS
+ * output vectors to out(i, vector), which may overwrite in (every input is read first);
+ * returns nonzero when a code was >= 2^BITS. */
 template <uint32_t BITS, class Out>
-__host__ __device__ __forceinline__ uint32_t pack_full(const uint8_t *codes, size_t u0,
-                                                       const Out &out) {
-  const uint4 *in = reinterpret_cast<const uint4 *>(codes + 8 * u0);
+__host__ __device__ __forceinline__ uint32_t pack_full(const uint4 *in, const Out &out) {
   uint32_t w[32 + 2], w_out[4 * BITS + 2], over = 0;
 ACTQ_UNROLL
   for (int i = 0; i < 8; i++) {
@@ -146,7 +145,8 @@ __host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t 
   const size_t u0 = c * PACK_CHUNK_UNITS;
   if constexpr (VEC)
     if (n / 8 >= u0 + PACK_CHUNK_UNITS)
-      return pack_full<BITS>(codes, u0, actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(packed + BITS * u0)});
+      return pack_full<BITS>(reinterpret_cast<const uint4 *>(codes + 8 * u0),
+                             actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(packed + BITS * u0)});
   /* misaligned, or the partial last chunk */
   const size_t u1 = actq_cuda_io::chunk_end_unit(n, u0, PACK_CHUNK_UNITS);
   uint32_t over = 0;
@@ -154,12 +154,10 @@ __host__ __device__ __forceinline__ uint32_t pack_chunk(size_t n, const uint8_t 
   return over;
 }
 
-/* A full chunk of actq_unpack from unit u0 on, packed 16-byte aligned; its 8 output
- * vectors go to out(i, vector). */
+/* A full chunk of actq_unpack: its BITS packed vectors at in (16-byte aligned), its 8
+ * output vectors to out(i, vector), which may overwrite in (every input is read first). */
 template <uint32_t BITS, class Out>
-__host__ __device__ __forceinline__ void unpack_full(const uint8_t *packed, size_t u0,
-                                                     const Out &out) {
-  const uint4 *in = reinterpret_cast<const uint4 *>(packed + BITS * u0);
+__host__ __device__ __forceinline__ void unpack_full(const uint4 *in, const Out &out) {
   uint32_t w[4 * BITS + 2], w_out[32 + 2];
 ACTQ_UNROLL
   for (uint32_t i = 0; i < BITS; i++) {
@@ -189,24 +187,33 @@ __host__ __device__ __forceinline__ void unpack_chunk(size_t n, const uint8_t *p
   const size_t u0 = c * PACK_CHUNK_UNITS;
   if constexpr (VEC)
     if (n / 8 >= u0 + PACK_CHUNK_UNITS)
-      return unpack_full<BITS>(packed, u0, actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(codes + 8 * u0)});
+      return unpack_full<BITS>(reinterpret_cast<const uint4 *>(packed + BITS * u0),
+                               actq_cuda_tile::direct_sink{reinterpret_cast<uint4 *>(codes + 8 * u0)});
   const size_t u1 = actq_cuda_io::chunk_end_unit(n, u0, PACK_CHUNK_UNITS);
   for (size_t u = u0; u < u1; u++) unpack_unit(BITS, n, packed, codes, u);
 }
 
-/* ---- a warp of full chunks through its tile (the kernels, and the host test in the same
- * order: every lane's fill, then every lane's flush) ---- */
+/* ---- a warp of full chunks through its tile (cuda/warp_tile.cuh), both ways: the warp
+ * loads its 32 chunks' input with contiguous 16-byte loads into the tile, each lane
+ * packs (unpacks) its row in place, and the warp stores the tile contiguously. Loaded
+ * straight, a thread's 8 vectors of codes (packed: `bits`) are 8 loads that each touch
+ * 32 lines, which only L1 turns into whole-line traffic, and the tile itself takes most
+ * of L1. The kernels, and the host test in the same order: every lane's load, every
+ * lane's fill, every lane's flush. ---- */
 
-/* Output vectors of a chunk, and whether a whole warp of them goes through the tile. */
+/* Vectors in and out of a chunk; a tile row holds the larger. */
 template <uint32_t BITS>
-__host__ __device__ constexpr uint32_t pack_out_vectors() { return BITS; }
-__host__ __device__ constexpr uint32_t unpack_out_vectors() { return 8; }
-__host__ __device__ constexpr bool tile_pays(uint32_t vectors) { return vectors > 2; }
+__host__ __device__ constexpr uint32_t packed_vectors() { return BITS; }
+__host__ __device__ constexpr uint32_t code_vectors() { return 8; }
+#define PACK_TILE_NV 8
+
+/* Pack at 1 and 2 bits stores 1 or 2 vectors a chunk: contiguous enough without a tile. */
+template <uint32_t BITS>
+__host__ __device__ constexpr bool pack_tile_pays() { return BITS > 2; }
 
 /* Vectors of the block's tiles (one per warp); 1 where no tile is used. */
-template <uint32_t NV>
-__host__ __device__ constexpr uint32_t tile_vectors(uint32_t warps) {
-  return tile_pays(NV) ? warps * actq_cuda_tile::warp_tile<NV>::VECTORS : 1u;
+__host__ __device__ constexpr uint32_t tile_vectors(bool used, uint32_t warps) {
+  return used ? warps * actq_cuda_tile::warp_tile<PACK_TILE_NV>::VECTORS : 1u;
 }
 
 __host__ __device__ __forceinline__ size_t full_chunks(size_t n) {
@@ -215,7 +222,7 @@ __host__ __device__ __forceinline__ size_t full_chunks(size_t n) {
 
 template <uint32_t BITS, bool VEC>
 __host__ __device__ __forceinline__ bool pack_tiled(size_t n, size_t c) {
-  return VEC && tile_pays(pack_out_vectors<BITS>()) && actq_cuda_tile::warp_chunks_full(c, full_chunks(n));
+  return VEC && pack_tile_pays<BITS>() && actq_cuda_tile::warp_chunks_full(c, full_chunks(n));
 }
 
 template <bool VEC>
@@ -223,33 +230,51 @@ __host__ __device__ __forceinline__ bool unpack_tiled(size_t n, size_t c) {
   return VEC && actq_cuda_tile::warp_chunks_full(c, full_chunks(n));
 }
 
-/* Lane `lane` (chunk c) fills its row of the warp's tile; returns nonzero when a code was
- * >= 2^BITS. */
+/* The first unit of chunk c's warp. */
+__host__ __device__ __forceinline__ size_t warp_unit0(size_t c) {
+  return (c & ~(size_t)31) * PACK_CHUNK_UNITS;
+}
+
+__host__ __device__ __forceinline__ uint4 *tile_row(uint4 *tile, uint32_t lane) {
+  return actq_cuda_tile::tile_row<PACK_TILE_NV>(tile, lane);
+}
+
 template <uint32_t BITS>
-__host__ __device__ __forceinline__ uint32_t pack_fill(const uint8_t *codes, size_t c,
-                                                       uint4 *tile, uint32_t lane) {
-  return pack_full<BITS>(codes, c * PACK_CHUNK_UNITS,
-                         actq_cuda_tile::lane_sink<pack_out_vectors<BITS>()>(tile, lane));
+__host__ __device__ __forceinline__ void pack_load(const uint8_t *codes, size_t c, uint4 *tile,
+                                                   uint32_t lane) {
+  actq_cuda_tile::warp_tile_load<code_vectors(), PACK_TILE_NV>(
+      tile, lane, reinterpret_cast<const uint4 *>(codes + 8 * warp_unit0(c)));
+}
+
+/* Lane `lane` packs its row in place; returns nonzero when a code was >= 2^BITS. */
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ uint32_t pack_fill(uint4 *tile, uint32_t lane) {
+  return pack_full<BITS>(tile_row(tile, lane), actq_cuda_tile::direct_sink{tile_row(tile, lane)});
 }
 
 template <uint32_t BITS>
 __host__ __device__ __forceinline__ void pack_flush(uint8_t *packed, size_t c, const uint4 *tile,
                                                     uint32_t lane) {
-  actq_cuda_tile::warp_tile_flush<pack_out_vectors<BITS>()>(
-      tile, lane, reinterpret_cast<uint4 *>(packed + BITS * (c & ~(size_t)31) * PACK_CHUNK_UNITS));
+  actq_cuda_tile::warp_tile_flush<packed_vectors<BITS>(), PACK_TILE_NV>(
+      tile, lane, reinterpret_cast<uint4 *>(packed + BITS * warp_unit0(c)));
 }
 
 template <uint32_t BITS>
-__host__ __device__ __forceinline__ void unpack_fill(const uint8_t *packed, size_t c, uint4 *tile,
+__host__ __device__ __forceinline__ void unpack_load(const uint8_t *packed, size_t c, uint4 *tile,
                                                      uint32_t lane) {
-  unpack_full<BITS>(packed, c * PACK_CHUNK_UNITS,
-                    actq_cuda_tile::lane_sink<unpack_out_vectors()>(tile, lane));
+  actq_cuda_tile::warp_tile_load<packed_vectors<BITS>(), PACK_TILE_NV>(
+      tile, lane, reinterpret_cast<const uint4 *>(packed + BITS * warp_unit0(c)));
+}
+
+template <uint32_t BITS>
+__host__ __device__ __forceinline__ void unpack_fill(uint4 *tile, uint32_t lane) {
+  unpack_full<BITS>(tile_row(tile, lane), actq_cuda_tile::direct_sink{tile_row(tile, lane)});
 }
 
 __host__ __device__ __forceinline__ void unpack_flush(uint8_t *codes, size_t c, const uint4 *tile,
                                                       uint32_t lane) {
-  actq_cuda_tile::warp_tile_flush<unpack_out_vectors()>(
-      tile, lane, reinterpret_cast<uint4 *>(codes + 8 * (c & ~(size_t)31) * PACK_CHUNK_UNITS));
+  actq_cuda_tile::warp_tile_flush<code_vectors(), PACK_TILE_NV>(
+      tile, lane, reinterpret_cast<uint4 *>(codes + 8 * warp_unit0(c)));
 }
 
 } /* namespace actq_cuda_packing */

@@ -20,47 +20,63 @@
 
 namespace actq_cuda_tile {
 
-/* The tile of NV vectors a lane. Lanes' rows are an odd number of vectors apart, so a
- * quarter-warp's 16-byte writes (8 lanes, same vector index) fall in 8 different bank
- * groups. */
+/* The tile of up to NV vectors a lane. Lanes' rows are an odd number of vectors apart, so
+ * a quarter-warp's 16-byte accesses to one vector index of 8 rows fall in 8 different
+ * bank groups. */
 template <uint32_t NV>
 struct warp_tile {
   static constexpr uint32_t STRIDE = NV % 2 ? NV : NV + 1;
   static constexpr uint32_t VECTORS = 32 * STRIDE;
 };
 
-/* Where a lane's vector i of its chunk goes: its row of the tile. */
+/* Lane `lane`'s row of a tile of up to NV vectors a lane. */
 template <uint32_t NV>
-struct tile_sink {
-  uint4 *row;
-  __host__ __device__ __forceinline__ void operator()(uint32_t i, const uint4 &v) const { row[i] = v; }
-};
-
-template <uint32_t NV>
-__host__ __device__ __forceinline__ tile_sink<NV> lane_sink(uint4 *tile, uint32_t lane) {
-  return tile_sink<NV>{tile + lane * warp_tile<NV>::STRIDE};
+__host__ __device__ __forceinline__ uint4 *tile_row(uint4 *tile, uint32_t lane) {
+  return tile + lane * warp_tile<NV>::STRIDE;
 }
 
-/* Where vector i of a chunk goes when a thread stores its own: straight to memory (the
- * chunks of a warp that is not whole, and calls whose pointers are not aligned). */
+/* Where vector i of a chunk's output goes: a tile row, or straight to memory (a thread
+ * that stores its own chunk: warps that are not whole, misaligned calls). */
 struct direct_sink {
   uint4 *p;
   __host__ __device__ __forceinline__ void operator()(uint32_t i, const uint4 &v) const { p[i] = v; }
 };
 
-/* Lane `lane`'s share of storing a filled tile to dst, the warp's 32 * NV vectors (its
- * first chunk's output, 16-byte aligned): vectors lane, lane + 32, ... Each 8 lanes of a
- * quarter-warp read 8 consecutive vectors, which for NV = 8 sit in one row and otherwise
- * in at most two rows (at worst a two-way bank conflict). */
-template <uint32_t NV>
+/* Vector j of a warp's run of chunks of N vectors each: its slot in a tile of up to TNV
+ * vectors a row (row j / N, vector j % N). Lane l handles j = l, l + 32, ...: contiguous
+ * in memory across the warp; in the tile 8 consecutive j (a quarter-warp) sit in at most
+ * two rows (for N = 8, one), so at worst a two-way bank conflict. */
+template <uint32_t N, uint32_t TNV>
+__host__ __device__ __forceinline__ uint32_t tile_slot(uint32_t j) {
+  return (j / N) * warp_tile<TNV>::STRIDE + j % N;
+}
+
+/* Lane `lane`'s share of loading the warp's 32 * N input vectors from src (16-byte
+ * aligned) into the rows of the tile; the warp is synchronized before any lane reads its
+ * row. */
+template <uint32_t N, uint32_t TNV = N>
+__host__ __device__ __forceinline__ void warp_tile_load(uint4 *tile, uint32_t lane, const uint4 *src) {
+ACTQ_UNROLL
+  for (uint32_t r = 0; r < N; r++) {
+    const uint32_t j = lane + 32 * r;
+    tile[tile_slot<N, TNV>(j)] = src[j];
+  }
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
+
+/* Lane `lane`'s share of storing a filled tile, the rows' first N vectors, to dst (the
+ * warp's first chunk's output, 16-byte aligned), after the warp is synchronized. */
+template <uint32_t N, uint32_t TNV = N>
 __host__ __device__ __forceinline__ void warp_tile_flush(const uint4 *tile, uint32_t lane, uint4 *dst) {
 #if defined(__CUDA_ARCH__)
   __syncwarp();
 #endif
 ACTQ_UNROLL
-  for (uint32_t r = 0; r < NV; r++) {
+  for (uint32_t r = 0; r < N; r++) {
     const uint32_t j = lane + 32 * r;
-    dst[j] = tile[(j / NV) * warp_tile<NV>::STRIDE + j % NV];
+    dst[j] = tile[tile_slot<N, TNV>(j)];
   }
 }
 

@@ -244,17 +244,19 @@ size_t pack_length(test_rng *rng, int it) {
 
 // A kernel's threads walked warp by warp (32 chunks from a multiple of 32): a warp that
 // the kernel sends through its shared-memory tile (tiled(c), the same for its 32 chunks)
-// fills it lane by lane, then flushes it lane by lane, as __syncwarp orders them; the
-// lanes of other warps each store their own chunk. The tile starts as garbage, as shared
-// memory does, so a slot that no lane filled shows in the output.
-template <uint32_t NV, class Tiled, class Fill, class Flush, class Own>
-uint32_t walk_warps(size_t chunks, Tiled tiled, Fill fill, Flush flush, Own own) {
-  std::vector<uint4> tile(actq_cuda_tile::warp_tile<NV>::VECTORS);
+// loads it lane by lane, fills it lane by lane, then flushes it lane by lane, as
+// __syncwarp orders them; the lanes of other warps each do their own chunk. The tile
+// starts as garbage, as shared memory does, so a slot that no lane wrote shows in the
+// output.
+template <uint32_t TNV, class Tiled, class Load, class Fill, class Flush, class Own>
+uint32_t walk_warps(size_t chunks, Tiled tiled, Load load, Fill fill, Flush flush, Own own) {
+  std::vector<uint4> tile(actq_cuda_tile::warp_tile<TNV>::VECTORS);
   uint32_t flag = 0;
   for (size_t c0 = 0; c0 < chunks; c0 += 32) {
     if (tiled(c0)) {
       cr_assert(tiled(c0 + 31), "a warp's chunks disagree about the tile at chunk %zu", c0);
       std::memset(tile.data(), 0xA5, tile.size() * sizeof(uint4));
+      for (uint32_t lane = 0; lane < 32; lane++) load(c0 + lane, tile.data(), lane);
       for (uint32_t lane = 0; lane < 32; lane++) flag |= fill(c0 + lane, tile.data(), lane);
       for (uint32_t lane = 0; lane < 32; lane++) flush(c0 + lane, tile.data(), lane);
     } else {
@@ -271,9 +273,10 @@ uint32_t emulate_pack(uint32_t bits, size_t n, const uint8_t *codes, uint8_t *pa
   const bool vec = pack_vec_ok(codes, packed);
   with_bits(bits, [&](auto b) {
     auto walk = [&](auto v) {
-      over = walk_warps<pack_out_vectors<b>()>(
+      over = walk_warps<PACK_TILE_NV>(
           pack_chunks(n), [&](size_t c) { return pack_tiled<b, v>(n, c); },
-          [&](size_t c, uint4 *t, uint32_t l) { return pack_fill<b>(codes, c, t, l); },
+          [&](size_t c, uint4 *t, uint32_t l) { pack_load<b>(codes, c, t, l); },
+          [&](size_t, uint4 *t, uint32_t l) { return pack_fill<b>(t, l); },
           [&](size_t c, const uint4 *t, uint32_t l) { pack_flush<b>(packed, c, t, l); },
           [&](size_t c) { return pack_chunk<b, v>(n, codes, packed, c); });
     };
@@ -287,9 +290,10 @@ void emulate_unpack(uint32_t bits, size_t n, const uint8_t *packed, uint8_t *cod
   const bool vec = pack_vec_ok(codes, packed);
   with_bits(bits, [&](auto b) {
     auto walk = [&](auto v) {
-      walk_warps<unpack_out_vectors()>(
+      walk_warps<PACK_TILE_NV>(
           pack_chunks(n), [&](size_t c) { return unpack_tiled<v>(n, c); },
-          [&](size_t c, uint4 *t, uint32_t l) { unpack_fill<b>(packed, c, t, l); return 0u; },
+          [&](size_t c, uint4 *t, uint32_t l) { unpack_load<b>(packed, c, t, l); },
+          [&](size_t, uint4 *t, uint32_t l) { unpack_fill<b>(t, l); return 0u; },
           [&](size_t c, const uint4 *t, uint32_t l) { unpack_flush(codes, c, t, l); },
           [&](size_t c) { unpack_chunk<b, v>(n, packed, codes, c); return 0u; });
     };
@@ -368,6 +372,7 @@ void emulate_backward(const fewbit_table &t, const backward_args &a) {
     auto walk = [&](auto v) {
       walk_warps<backward_out_vectors<DT>()>(
           chunks(a.n, chunk_units<DT>()), [&](size_t c) { return backward_tiled<DT, v>(a.n, c); },
+          [](size_t, uint4 *, uint32_t) {},
           [&](size_t c, uint4 *tl, uint32_t l) { backward_fill<DT, b>(a, c, tl, l); return 0u; },
           [&](size_t c, const uint4 *tl, uint32_t l) { backward_flush<DT>(a, c, tl, l); },
           [&](size_t c) { backward_chunk<DT, b, v>(a, c); return 0u; });
