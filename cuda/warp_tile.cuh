@@ -1,15 +1,16 @@
-/* warp_tile.cuh - coalesced stores for kernels in which each thread produces one
- * contiguous run of NV 16-byte vectors (its chunk) and a warp's 32 chunks are adjacent:
- * the threads put their runs in the warp's shared-memory tile, then lane l stores the
- * warp's vectors l, l + 32, ..., so that each store instruction writes 512 contiguous
- * bytes. Stored straight, the k-th store of a warp writes 16 bytes into each of 32 lines
- * NV vectors apart: on the H200 (2026-12-04) the kernels that did so with 4 or 8 vectors
- * a thread (unpack, pack at 4 and 8 bits, fewbit_backward) ran at 15-57% of a device
- * copy, where the same kernels with 1 or 2 vectors a thread (pack at 1 and 2 bits)
- * reached 85%; their strided loads cost little (L1 keeps the lines), their stores did.
+/* warp_tile.cuh - contiguous global accesses for kernels in which each thread owns one
+ * contiguous chunk of 16-byte vectors and a warp's 32 chunks are adjacent: the warp loads
+ * its chunks' input into its shared-memory tile with loads that are 512 contiguous bytes
+ * an instruction (lane l takes the warp's vectors l, l + 32, ...), each lane works on its
+ * own row, and the warp stores the rows the same way. Straight, the k-th access of a warp
+ * touches 32 lines, 16 bytes each. On the H200 (2026-12-04, bench/results/
+ * NVIDIA-H200-2026-12-04-run6-ab.md) such stores held unpack at 18-26% of a device copy and
+ * fewbit_backward at 33-49%, 92-97% and 85-92% through the tile; such loads cost little
+ * while L1 kept the lines, but once the tiles took most of L1, pack and unpack at 8 bits
+ * ran at 65-69% until their loads went through the tile too (97-99%).
  *
  * Host builds (tests/cuda/test_unit_ops_host.cu) walk the same functions: every lane's
- * fill, then every lane's flush.
+ * load, then every lane's work on its row, then every lane's flush.
  */
 #ifndef ACTQ_CUDA_WARP_TILE_CUH
 #define ACTQ_CUDA_WARP_TILE_CUH
