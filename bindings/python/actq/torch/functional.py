@@ -175,10 +175,17 @@ FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
 # CUDA float32: the kernels of their own (cuda/fewbit_ops.cuh, with_y_act) model at 91-95%
 # of the memory time of their 8.25 bytes an element (sm_90, scripts/cuda-model), against
 # the 12.25 bytes of the torch route's two passes; in bfloat16 the same instructions come
-# to 202-237% of 4.25 bytes, more than the torch route's 6.25, so bf16 stays on it.
-# scripts/device-check measures both routes on a GPU (bench/torch_overhead.py).
+# to 202-237% of 4.25 bytes, more than the torch route's 6.25. Measured, the model is
+# wrong for bfloat16 GELU and SiLU: on the H200 (scripts/device-check, 2026-12-04, runs 5
+# and 7; bench/torch_overhead.py --device cuda) their fused layers' forward + backward was
+# 5-17% faster than the torch route's at 2^20 and 2^24 elements, and the forward faster
+# or within 0.3 us (run 4 had GELU's forward at 2^24 the other way, 1.75x against 2.06x
+# of nn.GELU); the torch route's second launch and pass cost more than the kernel's
+# extra instructions. The other bf16 activations were not measured and stay on the torch
+# route, with float16.
 FUSED = {("cuda", torch.float32): frozenset({_A.GELU, _A.GELU_TANH, _A.SILU, _A.SIGMOID,
-                                              _A.TANH})}
+                                              _A.TANH}),
+         ("cuda", torch.bfloat16): frozenset({_A.GELU, _A.SILU})}
 
 
 _cpu_isa = []
