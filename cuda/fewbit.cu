@@ -2,9 +2,9 @@
  * 128 bytes of elements (cuda/fewbit_ops.cuh), one kernel per dtype and width (and, for
  * encode, whether y is written), 16-byte vectors when the launcher finds the pointers
  * aligned; then backward's grad_in leaves a warp through its shared-memory tile
- * (cuda/warp_tile.cuh). The table (host memory per the contract) travels as a kernel parameter; each
- * block copies the part it needs (the bounds, or the levels) into shared memory, where
- * the search of actq_fewbit_code and the level lookup read it. A NaN input is reported
+ * (cuda/warp_tile.cuh). The table (host memory per the contract) travels as a kernel
+ * parameter; each block copies the part it needs (the bounds, or the levels) into shared
+ * memory, where the search of actq_fewbit_code and the level lookup read it. A NaN input is reported
  * through the deferred error word (ACTQ_ERR_NONFINITE at the next
  * actq_context_synchronize).
  */

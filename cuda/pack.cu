@@ -1,8 +1,8 @@
 /* pack.cu - actq_pack / actq_unpack on the device: one thread per chunk of 128 codes
  * (cuda/pack_ops.cuh), one kernel instantiation per width, so that every shift is a
  * constant; 16-byte vectors when the launcher finds both pointers 16-byte aligned, and
- * then a warp's stores through its shared-memory tile where they would be strided
- * (cuda/warp_tile.cuh).
+ * then a warp of full chunks loads and stores through its shared-memory tile
+ * (cuda/warp_tile.cuh), so that each of its global accesses is 512 contiguous bytes.
  *
  * Pack masks every code to `bits` bits as the reference does (an invalid code never
  * spills into its neighbours, so the bytes equal the reference's for any input) and

@@ -8,8 +8,9 @@
  * stores (the reverse for unpack), all loads issued before the first use; the partial
  * last chunk, and every chunk of a misaligned call, go unit by unit through pack_unit /
  * unpack_unit, which work at any alignment and length. A warp whose 32 chunks are all
- * full and aligned stores through its shared-memory tile (cuda/warp_tile.cuh) when a
- * chunk's output is more than 2 vectors: unpack always, pack above 2 bits.
+ * full and aligned loads and stores through its shared-memory tile (cuda/warp_tile.cuh,
+ * the end of this file): unpack always, pack above 2 bits (at 1 and 2 bits a chunk's
+ * output is 1 or 2 vectors, contiguous enough without it).
  */
 #ifndef ACTQ_CUDA_PACK_OPS_CUH
 #define ACTQ_CUDA_PACK_OPS_CUH
