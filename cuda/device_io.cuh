@@ -72,6 +72,23 @@ __host__ __device__ constexpr uint32_t unit_vectors() {
   return DT == ACTQ_F32 ? 2u : 1u;
 }
 
+/* The 8 values of a unit from its unit_vectors<DT>() vectors (in memory or in a tile,
+ * which holds uint4: read as such, never through a float pointer). */
+template <actq_dtype DT>
+__host__ __device__ __forceinline__ void unit_from_vectors(const uint4 *in, float v[8]) {
+  if (DT == ACTQ_F32) {
+    const uint4 a = in[0], b = in[1];
+    v[0] = actq_f32_from_bits(a.x); v[1] = actq_f32_from_bits(a.y);
+    v[2] = actq_f32_from_bits(a.z); v[3] = actq_f32_from_bits(a.w);
+    v[4] = actq_f32_from_bits(b.x); v[5] = actq_f32_from_bits(b.y);
+    v[6] = actq_f32_from_bits(b.z); v[7] = actq_f32_from_bits(b.w);
+  } else {
+    const uint4 a = in[0];
+    const uint32_t w[4] = {a.x, a.y, a.z, a.w};
+    unit_from_words16<DT>(w, v);
+  }
+}
+
 /* A unit's 8 values as its unit_vectors<DT>() vectors, rounded to nearest-even into DT. */
 template <actq_dtype DT>
 __host__ __device__ __forceinline__ void unit_to_vectors(const float v[8], uint4 out[]) {

@@ -1,10 +1,12 @@
 /* fewbit.cu - fewbit_encode and fewbit_backward on the device: one thread per chunk of
  * 128 bytes of elements (cuda/fewbit_ops.cuh), one kernel per dtype and width (and, for
  * encode, whether y is written), 16-byte vectors when the launcher finds the pointers
- * aligned; then backward's grad_in leaves a warp through its shared-memory tile
- * (cuda/warp_tile.cuh). The table (host memory per the contract) travels as a kernel
- * parameter; each block copies the part it needs (the bounds, or the levels) into shared
- * memory, where the search of actq_fewbit_code and the level lookup read it. A NaN input is reported
+ * aligned; then a warp of full chunks goes through its shared-memory tile
+ * (cuda/warp_tile.cuh): encode's x (and its wide codes) and backward's grad_in. The table
+ * (host memory per the contract) travels as a kernel parameter, the bounds in level order
+ * (level_order_bounds); each block copies the part it needs (the bounds, or the levels)
+ * into shared memory, where the search of actq_fewbit_code_level_order and the level
+ * lookup read it. A NaN input is reported
  * through the deferred error word (ACTQ_ERR_NONFINITE at the next
  * actq_context_synchronize).
  */
@@ -21,11 +23,18 @@ namespace {
 using namespace actq_cuda_fewbit;
 
 struct table_param { /* 2 KiB + a few words: fits the kernel parameter space */
-  float bounds[256];
+  float bounds[256]; /* in level order (level_order_bounds) */
   float levels[256];
   int act;
   float param;
 };
+
+/* A thread's own chunk, where its warp does not go through the tile: out of line, so that
+ * the kernel's straight-line code is the tile path that large aligned calls run. */
+template <actq_dtype DT, uint32_t BITS, bool VEC>
+__device__ __noinline__ int encode_own(const encode_args a, size_t c) {
+  return encode_chunk<DT, BITS, VEC>(a, c);
+}
 
 /* Y: whether y is written (a kernel of its own, so that the activation's code and its
  * registers stay out of the codes-only kernel); ACT: y's activation compiled in, or 0
@@ -34,13 +43,23 @@ template <actq_dtype DT, uint32_t BITS, bool Y, bool VEC, int ACT = 0>
 __global__ void __launch_bounds__(FEWBIT_BLOCK, FEWBIT_MIN_BLOCKS)
 encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *__restrict__ y,
               uint8_t *__restrict__ codes, uint32_t *error) {
+  constexpr uint32_t NV = chunk_vectors<DT>();
   __shared__ float s_bounds[(1u << BITS) - 1u];
+  __shared__ uint4 tiles[VEC ? FEWBIT_BLOCK / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS : 1];
   for (uint32_t i = threadIdx.x; i < (1u << BITS) - 1u; i += FEWBIT_BLOCK) s_bounds[i] = t.bounds[i];
   __syncthreads();
   const size_t c = (size_t)blockIdx.x * FEWBIT_BLOCK + threadIdx.x;
   const encode_args a = {s_bounds, t.act, t.param, n, x, y, codes};
-  if (c < chunks(n, chunk_units<DT>()) && encode_chunk<DT, BITS, VEC>(a, c))
-    atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
+  int nan = 0;
+  if (encode_tiled<DT, VEC>(n, c)) {
+    uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
+    encode_load<DT>(a, c, tile, threadIdx.x % 32);
+    nan = encode_fill<DT, BITS>(a, c, tile, threadIdx.x % 32);
+    encode_flush<DT, BITS>(a, c, tile, threadIdx.x % 32);
+  } else if (c < chunks(n, chunk_units<DT>())) {
+    nan = encode_own<DT, BITS, VEC>(a, c);
+  }
+  if (nan) atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
   if (Y) encode_y_block<DT, ACT, VEC>(a, blockIdx.x, threadIdx.x);
 }
 
@@ -55,7 +74,7 @@ template <actq_dtype DT, uint32_t BITS, bool VEC>
 __global__ void __launch_bounds__(FEWBIT_BLOCK, FEWBIT_MIN_BLOCKS)
 backward_kernel(const table_param t, size_t n, const uint8_t *__restrict__ codes,
                 const void *__restrict__ grad_out, void *__restrict__ grad_in) {
-  constexpr uint32_t NV = backward_out_vectors<DT>();
+  constexpr uint32_t NV = chunk_vectors<DT>();
   __shared__ float s_levels[1u << BITS];
   __shared__ uint4 tiles[VEC ? FEWBIT_BLOCK / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS : 1];
   for (uint32_t i = threadIdx.x; i < (1u << BITS); i += FEWBIT_BLOCK) s_levels[i] = t.levels[i];
@@ -75,9 +94,10 @@ table_param make_param(const fewbit_table *table) {
   table_param t;
   const uint32_t K = 1u << table->bits;
   for (uint32_t i = 0; i < 256; i++) {
-    t.bounds[i] = i + 1 < K ? table->bounds[i] : 0.0f;
+    t.bounds[i] = 0.0f;
     t.levels[i] = i < K ? table->levels[i] : 0.0f;
   }
+  level_order_bounds(table->bounds, table->bits, t.bounds);
   t.act = (int)table->activation;
   t.param = table->param;
   return t;

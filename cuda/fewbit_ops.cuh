@@ -41,6 +41,12 @@ __host__ __device__ constexpr uint32_t chunk_units() {
   return DT == ACTQ_BF16 ? 8u : 4u;
 }
 
+/* Vectors of a chunk's elements (also grad_in's, for backward). */
+template <actq_dtype DT>
+__host__ __device__ constexpr uint32_t chunk_vectors() {
+  return chunk_units<DT>() * actq_cuda_io::unit_vectors<DT>();
+}
+
 /* The vector that moves a chunk's codes (chunk_units * BITS bytes, a multiple of 4). */
 __host__ __device__ constexpr uint32_t code_vec_bytes(uint32_t bytes) {
   return bytes % 16 == 0 ? 16u : bytes % 8 == 0 ? 8u : 4u;
@@ -83,7 +89,8 @@ __host__ __device__ __forceinline__ size_t chunks(size_t n, uint32_t units) {
 }
 
 struct encode_args {
-  const float *bounds; /* 2^BITS - 1 of them: shared memory in the kernel */
+  const float *bounds; /* 2^BITS - 1 of them in level order (level_order_bounds): shared
+                          memory in the kernel */
   int act;
   float param;
   size_t n;
@@ -99,6 +106,14 @@ struct backward_args {
   const void *grad_out;
   void *grad_in;
 };
+
+/* out[i] = the bound of slot i of the level order (actq_fewbit_level_slot_bound), which
+ * the search of every lane reads: at 8 bits, in bound order a warp's lanes met up to 8-way
+ * bank conflicts at five of the eight steps. */
+__host__ __device__ __forceinline__ void level_order_bounds(const float *bounds, uint32_t bits,
+                                                            float *out) {
+  for (uint32_t i = 0; i + 1 < (1u << bits); i++) out[i] = bounds[actq_fewbit_level_slot_bound(bits, i)];
+}
 
 template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ bool encode_vec_ok(const void *x, const void *codes) {
@@ -123,20 +138,23 @@ __host__ __device__ __forceinline__ int encode_unit(const encode_args &a, size_t
 ACTQ_UNROLL
   for (int j = 0; j < 8; j++) {
     nan |= j < k && v[j] != v[j];
-    c[j] = j < k ? actq_fewbit_code(a.bounds, BITS, v[j]) : 0u;
+    c[j] = j < k ? actq_fewbit_code_level_order(a.bounds, BITS, v[j]) : 0u;
   }
   actq_cuda_io::store_word(a.codes + u * BITS, actq_pack_word(c, 8, BITS), ((uint32_t)k * BITS + 7) / 8);
   return nan;
 }
 
-/* Codes of a full chunk from unit u0 on, x and codes aligned for vectors. */
+/* Codes of a full chunk: its x, vectors at `x` (in memory or a tile row), its codes to
+ * `codes` (in memory or the same row: every x is read before the first code is written),
+ * both aligned for vectors. */
 template <actq_dtype DT, uint32_t BITS>
-__host__ __device__ __forceinline__ int encode_full(const encode_args &a, size_t u0) {
-  constexpr uint32_t U = chunk_units<DT>();
+__host__ __device__ __forceinline__ int encode_full(const uint4 *x, uint8_t *codes,
+                                                    const float *bounds) {
+  constexpr uint32_t U = chunk_units<DT>(), UV = actq_cuda_io::unit_vectors<DT>();
   int nan = 0;
   float v[U][8];
 ACTQ_UNROLL
-  for (uint32_t u = 0; u < U; u++) actq_cuda_io::load_unit<DT, true>(a.x, 8 * (u0 + u), 8, v[u]);
+  for (uint32_t u = 0; u < U; u++) actq_cuda_io::unit_from_vectors<DT>(x + UV * u, v[u]);
   uint32_t w[U * BITS / 4 + 2];
 ACTQ_UNROLL
   for (uint32_t i = 0; i < U * BITS / 4 + 2; i++) w[i] = 0;
@@ -146,11 +164,11 @@ ACTQ_UNROLL
 ACTQ_UNROLL
     for (int j = 0; j < 8; j++) {
       nan |= v[u][j] != v[u][j];
-      code[j] = actq_fewbit_code(a.bounds, BITS, v[u][j]);
+      code[j] = actq_fewbit_code_level_order(bounds, BITS, v[u][j]);
     }
     bytes_put(w, BITS * u, actq_pack_word(code, 8, BITS));
   }
-  store_code_words<U * BITS>(a.codes + u0 * BITS, w);
+  store_code_words<U * BITS>(codes, w);
   return nan;
 }
 
@@ -160,12 +178,60 @@ __host__ __device__ __forceinline__ int encode_chunk(const encode_args &a, size_
   constexpr uint32_t U = chunk_units<DT>();
   const size_t u0 = c * U;
   if constexpr (VEC)
-    if (a.n / 8 >= u0 + U) return encode_full<DT, BITS>(a, u0);
+    if (a.n / 8 >= u0 + U)
+      return encode_full<DT, BITS>(reinterpret_cast<const uint4 *>(a.x) + c * chunk_vectors<DT>(),
+                                   a.codes + u0 * BITS, a.bounds);
   /* misaligned, or the partial last chunk */
   const size_t u1 = actq_cuda_io::chunk_end_unit(a.n, u0, U);
   int nan = 0;
   for (size_t u = u0; u < u1; u++) nan |= encode_unit<DT, BITS>(a, u);
   return nan;
+}
+
+/* ---- fewbit_encode, a warp of full chunks through its tile (cuda/warp_tile.cuh): the
+ * warp loads its chunks' x (each 128 bytes, f16 64, so straight loads would be strided),
+ * each lane encodes its row, and where a chunk's codes are whole vectors and more than one
+ * (f32 at 8 bits, bf16 at 4, 6, 8), they leave through the tile too. */
+
+/* Vectors of a chunk's codes when they go through the tile; 0 when they go straight. */
+template <actq_dtype DT, uint32_t BITS>
+__host__ __device__ constexpr uint32_t encode_code_vectors() {
+  return chunk_units<DT>() * BITS % 16 == 0 && chunk_units<DT>() * BITS > 16 ? chunk_units<DT>() * BITS / 16 : 0u;
+}
+
+template <actq_dtype DT, bool VEC>
+__host__ __device__ __forceinline__ bool encode_tiled(size_t n, size_t c) {
+  return VEC && actq_cuda_tile::warp_chunks_full(c, n / (8 * chunk_units<DT>()));
+}
+
+/* The first chunk of chunk c's warp. */
+__host__ __device__ __forceinline__ size_t warp_chunk0(size_t c) { return c & ~(size_t)31; }
+
+template <actq_dtype DT>
+__host__ __device__ __forceinline__ void encode_load(const encode_args &a, size_t c, uint4 *tile,
+                                                     uint32_t lane) {
+  constexpr uint32_t NV = chunk_vectors<DT>();
+  actq_cuda_tile::warp_tile_load<NV>(tile, lane, reinterpret_cast<const uint4 *>(a.x) + warp_chunk0(c) * NV);
+}
+
+/* Lane `lane` encodes its row: codes into the row (encode_code_vectors) or to memory.
+ * Returns nonzero when x held a NaN. */
+template <actq_dtype DT, uint32_t BITS>
+__host__ __device__ __forceinline__ int encode_fill(const encode_args &a, size_t c, uint4 *tile,
+                                                    uint32_t lane) {
+  uint4 *row = actq_cuda_tile::tile_row<chunk_vectors<DT>()>(tile, lane);
+  uint8_t *out = encode_code_vectors<DT, BITS>() ? reinterpret_cast<uint8_t *>(row)
+                                                 : a.codes + c * chunk_units<DT>() * BITS;
+  return encode_full<DT, BITS>(row, out, a.bounds);
+}
+
+template <actq_dtype DT, uint32_t BITS>
+__host__ __device__ __forceinline__ void encode_flush(const encode_args &a, size_t c,
+                                                      const uint4 *tile, uint32_t lane) {
+  constexpr uint32_t CV = encode_code_vectors<DT, BITS>();
+  if constexpr (CV != 0)
+    actq_cuda_tile::warp_tile_flush<CV, chunk_vectors<DT>()>(
+        tile, lane, reinterpret_cast<uint4 *>(a.codes + warp_chunk0(c) * chunk_units<DT>() * BITS));
 }
 
 /* The activations whose y has kernels of their own, the ones that matter for throughput:
@@ -285,11 +351,6 @@ __host__ __device__ __forceinline__ void backward_chunk(const backward_args &a, 
  * kernel, and the host test in the same order (every lane's fill, then every lane's
  * flush). A chunk's grad_in is 128 bytes (f16: 64), so straight stores would be strided. */
 
-template <actq_dtype DT>
-__host__ __device__ constexpr uint32_t backward_out_vectors() {
-  return chunk_units<DT>() * actq_cuda_io::unit_vectors<DT>();
-}
-
 template <actq_dtype DT, bool VEC>
 __host__ __device__ __forceinline__ bool backward_tiled(size_t n, size_t c) {
   return VEC && actq_cuda_tile::warp_chunks_full(c, n / (8 * chunk_units<DT>()));
@@ -299,14 +360,14 @@ template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ void backward_fill(const backward_args &a, size_t c,
                                                        uint4 *tile, uint32_t lane) {
   backward_full<DT, BITS>(a, c * chunk_units<DT>(),
-                          actq_cuda_tile::direct_sink{actq_cuda_tile::tile_row<backward_out_vectors<DT>()>(tile, lane)});
+                          actq_cuda_tile::direct_sink{actq_cuda_tile::tile_row<chunk_vectors<DT>()>(tile, lane)});
 }
 
 template <actq_dtype DT>
 __host__ __device__ __forceinline__ void backward_flush(const backward_args &a, size_t c,
                                                         const uint4 *tile, uint32_t lane) {
   const size_t e0 = 8 * (c & ~(size_t)31) * chunk_units<DT>();
-  actq_cuda_tile::warp_tile_flush<backward_out_vectors<DT>()>(
+  actq_cuda_tile::warp_tile_flush<chunk_vectors<DT>()>(
       tile, lane, reinterpret_cast<uint4 *>(static_cast<uint8_t *>(a.grad_in) + e0 * actq_cuda_io::elem_bytes<DT>()));
 }
 

@@ -234,6 +234,28 @@ ACTQ_UNROLL
   else actq_cuda_io::store_unit<DT, FAST>(a.y, p.e0 + 8 * u, k, v);
 }
 
+/* Half h of a located group's units (elements 4h .. 4h+3, of unit h / 2) of a float32 y
+ * with whole units (FAST) and finite m and s: the unit's word in, one 16-byte store out.
+ * A team's lanes take halves h = lane, lane + team, ..., so that each store instruction of
+ * the team is contiguous; with whole units a lane per unit, a float32 unit's two 16-byte
+ * stores were 32 bytes apart across the team, each half-filling its sectors. The two
+ * lanes of a unit both load its word (one sector). */
+template <bool WORD_ALIGNED>
+__host__ __device__ __forceinline__ void dequantize_half_f32(const dequant_args &a,
+                                                             const actq_cuda_team::group_pos &p,
+                                                             uint32_t bits, const uint8_t *in,
+                                                             float m, float s, size_t h) {
+  const size_t u = h / 2;
+  const uint64_t word = WORD_ALIGNED ? actq_cuda_io::load_word_aligned(in + u * bits, bits)
+                                     : actq_cuda_io::load_word(in + u * bits, bits);
+  const uint64_t half = word >> ((h & 1) * 4 * bits);
+  float v[4];
+ACTQ_UNROLL
+  for (int j = 0; j < 4; j++) v[j] = actq_dequant_finite(actq_unpack_code(half, j, bits), m, s);
+  *reinterpret_cast<uint4 *>(static_cast<float *>(a.y) + p.e0 + 4 * h) =
+      make_uint4(actq_f32_bits(v[0]), actq_f32_bits(v[1]), actq_f32_bits(v[2]), actq_f32_bits(v[3]));
+}
+
 /* ---- a lane's share of one group, in the order of quantize_kernel ------------------ */
 
 /* A lane's cached units, kept from the scan to the codes: floats, or for bfloat16 the
@@ -397,7 +419,10 @@ template <actq_dtype DT, int BITS, bool FAST, int MDT = ANY_META>
 __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
                                                          const actq_cuda_team::group_pos &p,
                                                          size_t lane, size_t team) {
-  if (!p.valid || lane >= p.units) return;
+  /* float32 y with whole units goes by halves of units (dequantize_half_f32) when m and s
+   * are finite. */
+  constexpr bool HALVES = DT == ACTQ_F32 && FAST;
+  if (!p.valid || lane >= (HALVES ? 2 * p.units : p.units)) return;
   const uint32_t bits = width_of<BITS>(a.rows, p.row);
   const actq_dtype md = meta_of<MDT>(a.meta_dtype);
   const float m = actq_load_elem(a.group_min, md, p.index);
@@ -406,7 +431,10 @@ __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
   /* The metadata instances of widths 1, 2, 4, 8 have word-aligned units
    * (dequantize_meta_instance). */
   constexpr bool WA = MDT != ANY_META && (BITS == 1 || BITS == 2 || BITS == 4 || BITS == 8);
-  if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
+  if (HALVES && actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
+ACTQ_UNROLL4
+    for (size_t h = lane; h < 2 * p.units; h += team) dequantize_half_f32<WA>(a, p, bits, in, m, s, h);
+  } else if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
 ACTQ_UNROLL4
     for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, true, WA>(a, p, bits, in, m, s, u);
   } else {

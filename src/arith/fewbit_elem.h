@@ -22,6 +22,25 @@ ACTQ_HD uint32_t actq_fewbit_level_bound(uint32_t bits, uint32_t s, uint32_t l) 
   return ((2 * l + 1) << (bits - 1 - s)) - 1;
 }
 
+/* The bound that slot i (< 2^bits - 1) of the level order holds: step s's 2^s candidates
+ * side by side, slot 2^s - 1 + l holding actq_fewbit_level_bound(bits, s, l). A search in
+ * that order (actq_fewbit_code_level_order) reads adjacent slots at each step, so the
+ * GPU's lanes at one step of their searches hit different shared-memory banks, where in
+ * bound order a step's candidates lie 2^(bits-s) words apart, in as few as one bank. */
+ACTQ_HD uint32_t actq_fewbit_level_slot_bound(uint32_t bits, uint32_t i) {
+  uint32_t s = 0;
+  while ((i + 1) >> (s + 1)) s++;
+  return actq_fewbit_level_bound(bits, s, i + 1 - (1u << s));
+}
+
+/* actq_fewbit_code over the bounds in level order (`ordered`, 2^bits - 1 of them): the
+ * same comparisons in the same order, so the same code for every x, NaN included. */
+ACTQ_HD uint32_t actq_fewbit_code_level_order(const float *ordered, uint32_t bits, float x) {
+  uint32_t l = 0, s;
+  for (s = 0; s < bits; s++) l = 2 * l + (ordered[(1u << s) - 1 + l] < x ? 1u : 0u);
+  return l;
+}
+
 /* grad_in = grad_out * level, one float32 multiplication; NaN made canonical. */
 ACTQ_HD float actq_fewbit_grad(float grad_out, float level) {
   float g = grad_out * level;

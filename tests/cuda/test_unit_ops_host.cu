@@ -345,17 +345,24 @@ namespace {
 
 using namespace actq_cuda_fewbit;
 
-// Both fewbit kernels walked as fewbit.cu launches them: the same vector choice and y
-// instance (with_y_act), chunk by chunk, then (encode with y) every lane of every block in
-// the y pass.
+// Both fewbit kernels walked as fewbit.cu launches them: the same vector choice, tiles
+// and y instance (with_y_act), warp by warp, then (encode with y) every lane of every block
+// in the y pass.
 template <actq_dtype DT>
 int emulate_encode(const fewbit_table &t, const encode_args &a) {
   int nan = 0;
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
     const bool vec = a.y ? encode_y_vec_ok<DT, b>(a.x, a.y, a.codes) : encode_vec_ok<DT, b>(a.x, a.codes);
     const size_t nc = chunks(a.n, chunk_units<DT>());
-    for (size_t c = 0; c < nc; c++)
-      nan |= vec ? encode_chunk<DT, b, true>(a, c) : encode_chunk<DT, b, false>(a, c);
+    auto walk = [&](auto v) {
+      nan = (int)walk_warps<chunk_vectors<DT>()>(
+          nc, [&](size_t c) { return encode_tiled<DT, v>(a.n, c); },
+          [&](size_t c, uint4 *tl, uint32_t l) { encode_load<DT>(a, c, tl, l); },
+          [&](size_t c, uint4 *tl, uint32_t l) { return (uint32_t)encode_fill<DT, b>(a, c, tl, l); },
+          [&](size_t c, const uint4 *tl, uint32_t l) { encode_flush<DT, b>(a, c, tl, l); },
+          [&](size_t c) { return (uint32_t)encode_chunk<DT, b, v>(a, c); });
+    };
+    vec ? walk(std::true_type()) : walk(std::false_type());
     if (a.y)
       with_y_act(a.act, vec, [&](auto act) {
         for (size_t blk = 0; blk * FEWBIT_BLOCK < nc; blk++)
@@ -370,7 +377,7 @@ template <actq_dtype DT>
 void emulate_backward(const fewbit_table &t, const backward_args &a) {
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
     auto walk = [&](auto v) {
-      walk_warps<backward_out_vectors<DT>()>(
+      walk_warps<chunk_vectors<DT>()>(
           chunks(a.n, chunk_units<DT>()), [&](size_t c) { return backward_tiled<DT, v>(a.n, c); },
           [](size_t, uint4 *, uint32_t) {},
           [&](size_t c, uint4 *tl, uint32_t l) { backward_fill<DT, b>(a, c, tl, l); return 0u; },
@@ -452,7 +459,7 @@ Test(cuda_unit_ops_host, fewbit_equal_reference) {
       cr_assert_eq(fewbit_backward(ref, &t, n, cr.data(), dt, g, ginr.data()), ACTQ_OK);
 
       float bounds[256] = {0}, levels[256] = {0};
-      std::memcpy(bounds, t.bounds, ((1u << bits) - 1) * sizeof(float));
+      level_order_bounds(t.bounds, bits, bounds);
       std::memcpy(levels, t.levels, (1u << bits) * sizeof(float));
       const encode_args ea = {bounds, (int)t.activation, t.param, n, x, with_y ? y : nullptr, codes};
       const int nan = dt == ACTQ_F32 ? emulate_encode<ACTQ_F32>(t, ea)

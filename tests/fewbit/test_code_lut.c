@@ -1,5 +1,6 @@
-/* test_code_lut.c - the constant-time code table (src/fewbit/code_lut.c) against the
- * reference binary search (actq_fewbit_code), and fewbit_encode through it (the CPU
+/* test_code_lut.c - the constant-time code table (src/fewbit/code_lut.c) and the search
+ * over the bounds in level order (actq_fewbit_code_level_order, the GPU's) against the
+ * reference binary search (actq_fewbit_code), and fewbit_encode through the table (the CPU
  * backend builds one per large call) against the reference backend.
  *
  * Inputs: every 2^14-th float32 bit pattern (from a per-table offset), all specials (+-0,
@@ -49,13 +50,19 @@ static const uint32_t special_bits[] = {
     0xff7fffffu, 0x3f800000u, 0xbf800000u, 0x0000ffffu, 0x80010000u, 0x7f80ffffu};
 
 static size_t n_checked;
+/* The bounds of the table being checked in level order (check_table fills it). */
+static float level_order[255];
 
 static void check_one(const actq_fewbit_lut *lut, const float *bounds, uint32_t bits, float x) {
   const uint32_t want = actq_fewbit_code(bounds, bits, x), got = actq_fewbit_lut_code(lut, x);
+  const uint32_t ordered = actq_fewbit_code_level_order(level_order, bits, x);
   n_checked++;
   if (got != want)
     cr_assert_fail("bits %u x=%a (0x%08x): table code %u, search %u", bits, (double)x,
                    to_bits(x), got, want);
+  if (ordered != want)
+    cr_assert_fail("bits %u x=%a (0x%08x): level-order search %u, search %u", bits, (double)x,
+                   to_bits(x), ordered, want);
 }
 
 static void check_key(const actq_fewbit_lut *lut, const float *bounds, uint32_t bits, uint32_t k) {
@@ -68,6 +75,7 @@ static void check_table(const float *bounds, uint32_t bits, uint32_t offset) {
   uint64_t p;
   uint32_t i;
   int d;
+  for (i = 0; i < nb; i++) level_order[i] = bounds[actq_fewbit_level_slot_bound(bits, i)];
   for (p = offset % 16384; p < ((uint64_t)1 << 32); p += 16384)
     check_one(lut, bounds, bits, from_bits((uint32_t)p));
   for (i = 0; i < sizeof special_bits / sizeof *special_bits; i++) {
