@@ -57,7 +57,7 @@ encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *_
     nan = encode_fill<DT, BITS>(a, c, tile, threadIdx.x % 32);
     encode_flush<DT, BITS>(a, c, tile, threadIdx.x % 32);
   } else if (c < chunks(n, chunk_units<DT>())) {
-    nan = encode_own<DT, BITS, VEC>(a, c);
+    nan = Y ? encode_chunk<DT, BITS, VEC>(a, c) : encode_own<DT, BITS, VEC>(a, c);
   }
   if (nan) atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
   if (Y) encode_y_block<DT, ACT, VEC>(a, blockIdx.x, threadIdx.x);
