@@ -51,12 +51,13 @@ encode_kernel(const table_param t, size_t n, const void *__restrict__ x, void *_
   const size_t c = (size_t)blockIdx.x * FEWBIT_BLOCK + threadIdx.x;
   const encode_args a = {s_bounds, t.act, t.param, n, x, y, codes};
   int nan = 0;
-  if (encode_tiled<DT, VEC>(n, c)) {
+  if (chunk_tiled<DT, VEC>(n, c)) {
     uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
     encode_load<DT>(a, c, tile, threadIdx.x % 32);
     nan = encode_fill<DT, BITS>(a, c, tile, threadIdx.x % 32);
     encode_flush<DT, BITS>(a, c, tile, threadIdx.x % 32);
   } else if (c < chunks(n, chunk_units<DT>())) {
+    /* With y, out of line would cost the kernel a stack frame (its registers at the cap). */
     nan = Y ? encode_chunk<DT, BITS, VEC>(a, c) : encode_own<DT, BITS, VEC>(a, c);
   }
   if (nan) atomicCAS(error, 0u, (uint32_t)ACTQ_ERR_NONFINITE);
@@ -81,7 +82,7 @@ backward_kernel(const table_param t, size_t n, const uint8_t *__restrict__ codes
   __syncthreads();
   const size_t c = (size_t)blockIdx.x * FEWBIT_BLOCK + threadIdx.x;
   const backward_args a = {s_levels, n, codes, grad_out, grad_in};
-  if (backward_tiled<DT, VEC>(n, c)) {
+  if (chunk_tiled<DT, VEC>(n, c)) {
     uint4 *tile = tiles + threadIdx.x / 32 * actq_cuda_tile::warp_tile<NV>::VECTORS;
     backward_fill<DT, BITS>(a, c, tile, threadIdx.x % 32);
     backward_flush<DT>(a, c, tile, threadIdx.x % 32);

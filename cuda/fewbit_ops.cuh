@@ -199,8 +199,10 @@ __host__ __device__ constexpr uint32_t encode_code_vectors() {
   return chunk_units<DT>() * BITS % 16 == 0 && chunk_units<DT>() * BITS > 16 ? chunk_units<DT>() * BITS / 16 : 0u;
 }
 
+/* Whether chunk c's warp goes through its tile (encode and backward alike): aligned, and
+ * its 32 chunks full. */
 template <actq_dtype DT, bool VEC>
-__host__ __device__ __forceinline__ bool encode_tiled(size_t n, size_t c) {
+__host__ __device__ __forceinline__ bool chunk_tiled(size_t n, size_t c) {
   return VEC && actq_cuda_tile::warp_chunks_full(c, n / (8 * chunk_units<DT>()));
 }
 
@@ -351,11 +353,6 @@ __host__ __device__ __forceinline__ void backward_chunk(const backward_args &a, 
  * kernel, and the host test in the same order (every lane's fill, then every lane's
  * flush). A chunk's grad_in is 128 bytes (f16: 64), so straight stores would be strided. */
 
-template <actq_dtype DT, bool VEC>
-__host__ __device__ __forceinline__ bool backward_tiled(size_t n, size_t c) {
-  return VEC && actq_cuda_tile::warp_chunks_full(c, n / (8 * chunk_units<DT>()));
-}
-
 template <actq_dtype DT, uint32_t BITS>
 __host__ __device__ __forceinline__ void backward_fill(const backward_args &a, size_t c,
                                                        uint4 *tile, uint32_t lane) {
@@ -366,7 +363,7 @@ __host__ __device__ __forceinline__ void backward_fill(const backward_args &a, s
 template <actq_dtype DT>
 __host__ __device__ __forceinline__ void backward_flush(const backward_args &a, size_t c,
                                                         const uint4 *tile, uint32_t lane) {
-  const size_t e0 = 8 * (c & ~(size_t)31) * chunk_units<DT>();
+  const size_t e0 = 8 * warp_chunk0(c) * chunk_units<DT>();
   actq_cuda_tile::warp_tile_flush<chunk_vectors<DT>()>(
       tile, lane, reinterpret_cast<uint4 *>(static_cast<uint8_t *>(a.grad_in) + e0 * actq_cuda_io::elem_bytes<DT>()));
 }

@@ -431,10 +431,11 @@ __host__ __device__ __forceinline__ void dequantize_lane(const dequant_args &a,
   /* The metadata instances of widths 1, 2, 4, 8 have word-aligned units
    * (dequantize_meta_instance). */
   constexpr bool WA = MDT != ANY_META && (BITS == 1 || BITS == 2 || BITS == 4 || BITS == 8);
-  if (HALVES && actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
+  const bool finite = actq_f32_is_finite(m) && actq_f32_is_finite(s);
+  if (HALVES && finite) {
 ACTQ_UNROLL4
     for (size_t h = lane; h < 2 * p.units; h += team) dequantize_half_f32<WA>(a, p, bits, in, m, s, h);
-  } else if (actq_f32_is_finite(m) && actq_f32_is_finite(s)) {
+  } else if (finite) {
 ACTQ_UNROLL4
     for (size_t u = lane; u < p.units; u += team) dequantize_unit<DT, FAST, true, WA>(a, p, bits, in, m, s, u);
   } else {

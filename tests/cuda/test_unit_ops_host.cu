@@ -356,7 +356,7 @@ int emulate_encode(const fewbit_table &t, const encode_args &a) {
     const size_t nc = chunks(a.n, chunk_units<DT>());
     auto walk = [&](auto v) {
       nan = (int)walk_warps<chunk_vectors<DT>()>(
-          nc, [&](size_t c) { return encode_tiled<DT, v>(a.n, c); },
+          nc, [&](size_t c) { return chunk_tiled<DT, v>(a.n, c); },
           [&](size_t c, uint4 *tl, uint32_t l) { encode_load<DT>(a, c, tl, l); },
           [&](size_t c, uint4 *tl, uint32_t l) { return (uint32_t)encode_fill<DT, b>(a, c, tl, l); },
           [&](size_t c, const uint4 *tl, uint32_t l) { encode_flush<DT, b>(a, c, tl, l); },
@@ -378,7 +378,7 @@ void emulate_backward(const fewbit_table &t, const backward_args &a) {
   actq_cuda_packing::with_bits(t.bits, [&](auto b) {
     auto walk = [&](auto v) {
       walk_warps<chunk_vectors<DT>()>(
-          chunks(a.n, chunk_units<DT>()), [&](size_t c) { return backward_tiled<DT, v>(a.n, c); },
+          chunks(a.n, chunk_units<DT>()), [&](size_t c) { return chunk_tiled<DT, v>(a.n, c); },
           [](size_t, uint4 *, uint32_t) {},
           [&](size_t c, uint4 *tl, uint32_t l) { backward_fill<DT, b>(a, c, tl, l); return 0u; },
           [&](size_t c, const uint4 *tl, uint32_t l) { backward_flush<DT>(a, c, tl, l); },
