@@ -25,6 +25,7 @@
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/ref/ref.h"
+#include "cpu/prefetch.h"
 #include "cpu/stream.h"
 #include "src/fewbit/code_lut.h"
 
@@ -120,6 +121,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
   /* bytes of the stream up to this range's end: store_pack32 may write ahead up to there
    * (later blocks of the range rewrite them), never into another thread's range */
   const size_t range_bytes = actq_stream_bytes(i1, b);
+  const size_t es = dt == ACTQ_F32 ? 4 : 2;
   tree tr;
   size_t i = i0, nan = 0;
   if (mode == CODES_TREE) tree_init(&tr, t->bounds, b);
@@ -127,6 +129,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
     __m256 x[4];
     __m256i q[4];
     int j, deep = 0;
+    actq_prefetch_stream(job->x, i * es, 32 * es, job->n * es);
     for (j = 0; j < 4; j++) {
       const __m256 xn = (x[j] = actq_avx2_load8(job->x, dt, i + 8 * (size_t)j),
                          _mm256_cmp_ps(x[j], x[j], _CMP_UNORD_Q));
@@ -180,6 +183,7 @@ INLINE size_t encode_bf16_keys(const actq_fewbit_job *job, size_t i0, size_t i1,
   for (j = 0; j < nb; j++) t[j] = _mm256_set1_epi16((short)actq_bf16_floor_key(job->table->bounds[j]));
   for (; i + 32 <= i1; i += 32) {
     const __m256i c0 = bf16_codes16(_mm256_loadu_si256((const __m256i *)(x + i)), t, nb, &nan);
+    actq_prefetch_stream(x, 2 * i, 64, 2 * job->n);
     const __m256i c1 = bf16_codes16(_mm256_loadu_si256((const __m256i *)(x + i + 16)), t, nb, &nan);
     /* words to bytes in element order: packus works within 128-bit halves */
     const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(c0, c1), 0xd8);

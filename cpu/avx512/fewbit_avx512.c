@@ -39,6 +39,7 @@
 #include "cpu/bf16_keys.h"
 #include "cpu/avx512/avx512.h"
 #include "cpu/ref/ref.h"
+#include "cpu/prefetch.h"
 #include "cpu/stream.h"
 #include "src/arith/bitstream.h"
 #include "src/arith/fewbit_elem.h"
@@ -463,10 +464,12 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
   const fb_tree16 local = *tree, *tr = &local;
   const void *const x = job->x;
   uint8_t *const codes = job->codes;
+  const size_t es = dt == ACTQ_F32 ? 4 : 2, x_bytes = job->n * es;
   size_t i = i0;
   __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
   for (; i + 32 <= i1; i += 32) {
     const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
+    actq_prefetch_stream(x, i * es, 32 * es, x_bytes);
     nan = fb_nan_lanes(nan, x0, x1);
     if (b <= 2) {
       fb_planes32_store(tr, b, x0, x1, codes + (i / 8) * b);
@@ -615,6 +618,7 @@ FB512_INLINE size_t encode_keys32_body(const actq_fewbit_job *job, const fb_keys
   size_t i = i0, nan = 0;
   for (; i + 32 <= i1; i += 32) {
     const __m512i h = _mm512_loadu_si512((const void *)(x + i));
+    actq_prefetch_stream(x, 2 * i, 64, 2 * job->n);
     if (b <= 4) {
       fb_key_planes32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan);
     } else {
@@ -692,9 +696,12 @@ FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, con
   const float param = job->table->param;
   const void *const x = job->x; /* locals: the stores of y would force reloads */
   void *const y = job->y;
+  const size_t es = dt == ACTQ_F32 ? 4 : 2;
   size_t i;
-  for (i = i0; i < i1; i += 16)
+  for (i = i0; i < i1; i += 16) {
+    if (es == 4 || i % 32 == 0) actq_prefetch_stream(x, i * es, 64, job->n * es);
     fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, fb_load16(x, dt, i)), nt, cvt);
+  }
 }
 
 /* bf16: 32 elements an iteration, so that one vpackusdw narrows them (two vpmovdw
@@ -708,6 +715,7 @@ FB512_INLINE void y32_bf16_body(const actq_fewbit_job *job, size_t i0, size_t i1
   for (i = i0; i + 32 <= i1; i += 32) {
     __m512 lo, hi;
     fb_load32_bf16(x, i, &lo, &hi);
+    actq_prefetch_stream(x, 2 * i, 64, 2 * job->n);
     fb_store32_bf16(y, i,
                     actq_avx512_fewbit_forward(act, param, lo),
                     actq_avx512_fewbit_forward(act, param, hi), nt, cvt);
@@ -754,6 +762,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
   const void *const x = job->x; /* locals, as encode16_body's */
   void *const y = job->y;
   uint8_t *const codes = job->codes;
+  const size_t es = dt == ACTQ_F32 ? 4 : 2;
   size_t i, nan_keys = 0;
   __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
   if (dt == ACTQ_BF16) {
@@ -761,6 +770,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
     for (i = i0; i < i1; i += 32) {
       const __m512i h = _mm512_loadu_si512((const uint16_t *)x + i);
       __m512 lo, hi;
+      actq_prefetch_stream(x, 2 * i, 64, 2 * job->n);
       fb_key_planes32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan_keys);
       fb_unpack32_bf16(h, &lo, &hi);
       fb_store32_bf16(y, i, actq_avx512_fewbit_forward(act, param, lo),
@@ -770,6 +780,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
     const fb_tree16 local = sr->tr, *tr = &local;
     for (i = i0; i < i1; i += 32) {
       const __m512 x0 = fb_load16(x, dt, i), x1 = fb_load16(x, dt, i + 16);
+      actq_prefetch_stream(x, i * es, 32 * es, job->n * es);
       nan = fb_nan_lanes(nan, x0, x1);
       if (b <= 2)
         fb_planes32_store(tr, b, x0, x1, codes + (i / 8) * b);
