@@ -53,6 +53,7 @@ static actq_cpu_isa detect(void) { return ACTQ_ISA_SCALAR; }
 static actq_cpu_isa detected_isa = ACTQ_ISA_SCALAR;
 static actq_cpu_isa selected_isa = ACTQ_ISA_SCALAR;
 static size_t llc_bytes = 0;
+static size_t stream_min_env = 0;
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 
 /* The size of the highest cache level cpu0 reports in sysfs (Linux; 0 elsewhere). Not
@@ -83,8 +84,13 @@ static size_t cache_bytes(void) {
 }
 
 static void decide(void) {
-  const char *cap = getenv("ACTQ_CPU_ISA");
+  const char *cap = getenv("ACTQ_CPU_ISA"), *smin = getenv("ACTQ_STREAM_MIN_BYTES");
   llc_bytes = cache_bytes();
+  if (smin && *smin >= '0' && *smin <= '9') {
+    char *end;
+    const unsigned long long v = strtoull(smin, &end, 10);
+    if (*end == '\0' && v > 0 && v <= SIZE_MAX) stream_min_env = (size_t)v;
+  }
   detected_isa = detect();
   selected_isa = detected_isa;
   if (cap) {
@@ -110,4 +116,9 @@ actq_cpu_isa actq_cpu_isa_selected(void) {
 size_t actq_cpu_llc_bytes(void) {
   pthread_once(&isa_once, decide);
   return llc_bytes;
+}
+
+size_t actq_cpu_stream_min_env(void) {
+  pthread_once(&isa_once, decide);
+  return stream_min_env;
 }

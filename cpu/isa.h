@@ -34,6 +34,12 @@ actq_cpu_isa actq_cpu_isa_selected(void);
  * cached. Thread-safe. */
 size_t actq_cpu_llc_bytes(void);
 
+/* ACTQ_STREAM_MIN_BYTES from the environment (a positive decimal byte count), read once;
+ * 0 when unset or not such a number. cpu/stream.h's threshold then takes it: for machines
+ * whose reported LLC is not what one core can use (a VM reporting its host's 480 MiB L3),
+ * and for tests that need one size on every machine. */
+size_t actq_cpu_stream_min_env(void);
+
 #ifdef __cplusplus
 }
 #endif

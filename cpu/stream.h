@@ -28,15 +28,15 @@
  * An output that fits in the LLC is left there for the next layer (and a repeated call)
  * to read: on a Zen 5 VM with 32 MiB of L3, the fused GELU layer on 2^22 float32 elements
  * (16 MiB of y) took 1.01x nn.GELU's time with streaming stores and 0.73x without
- * (docs/fewbit.md); beyond the LLC the saved read for ownership is what counts. A build
- * may set ACTQ_STREAM_MIN_BYTES (-D...) to fix the threshold, e.g. to measure the
- * crossover. */
+ * (docs/fewbit.md); beyond the LLC the saved read for ownership is what counts. The
+ * environment's ACTQ_STREAM_MIN_BYTES, read once, replaces it (actq_cpu_stream_min_env);
+ * a build may set ACTQ_STREAM_MIN_BYTES (-D...) to fix it, e.g. to measure the crossover. */
 static inline size_t actq_stream_min_bytes(void) {
 #ifdef ACTQ_STREAM_MIN_BYTES
   return ACTQ_STREAM_MIN_BYTES;
 #else
-  const size_t floor = (size_t)16 << 20, llc = actq_cpu_llc_bytes();
-  return llc > floor ? llc : floor;
+  const size_t floor = (size_t)16 << 20, llc = actq_cpu_llc_bytes(), env = actq_cpu_stream_min_env();
+  return env ? env : llc > floor ? llc : floor;
 #endif
 }
 

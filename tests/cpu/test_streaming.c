@@ -64,6 +64,14 @@ static void contexts(actq_context **cpu, actq_context **ref) {
   cr_assert_eq(actq_context_create(ACTQ_BACKEND_CPU_REFERENCE, ref), ACTQ_OK);
 }
 
+/* ACTQ_STREAM_MIN_BYTES in the environment (ctest sets it: tests/cpu/CMakeLists.txt) is
+ * the threshold, so the outputs below have one size on every machine */
+Test(streaming, threshold_from_the_environment) {
+  const char *env = getenv("ACTQ_STREAM_MIN_BYTES");
+  cr_assert(env != NULL, "run through ctest, which sets ACTQ_STREAM_MIN_BYTES");
+  cr_expect_eq(actq_stream_min_bytes(), (size_t)strtoull(env, NULL, 10));
+}
+
 Test(streaming, dequantize_past_the_threshold) {
   actq_context *cpu, *ref;
   size_t d, k, t;
