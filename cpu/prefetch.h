@@ -16,18 +16,8 @@
 
 /* Always inlined: a function that only prefetches has no effect gcc can see, so where it
  * is not inlined early, gcc 12 finds it const and deletes the call with its prefetches
- * (quantize's pass-1 prefetch was absent from the gcc 12 builds until this). */
+ * (quantize's group prefetch, a helper of its own, was absent from the gcc 12 builds). */
 #define ACTQ_PREFETCH_INLINE static inline __attribute__((always_inline))
-
-/* Asks for the input ACTQ_PREFETCH_BYTES past this group's (the same number of lines as
- * the group has: n elements of es bytes from element i0), never past the row's end. */
-ACTQ_PREFETCH_INLINE void actq_prefetch_group(const void *x, size_t es, size_t i0, size_t n,
-                                       size_t row_end) {
-  const char *p = (const char *)x + i0 * es + ACTQ_PREFETCH_BYTES;
-  const char *end = (const char *)x + row_end * es;
-  size_t off;
-  for (off = 0; off < n * es && p + off < end; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
-}
 
 /* For loops that read their input once, in order, `bytes` (a constant multiple of 64) an
  * iteration from byte `at` of an input of `total` bytes at p: asks for those bytes
@@ -35,12 +25,18 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_group(const void *x, size_t es, size_t i
  * 6 model 167) the hardware prefetchers left a loop that spends 30-50 instructions on each
  * line with only the lines its out-of-order window holds in flight: few-bit codes of bf16 at
  * 4 bits ran at 1.45 G elements/s from memory against 7.3 in L2 and 6.3 for the traffic
- * proxy (docs/bench-cpu.md, "Software prefetch in the few-bit loops"). */
-ACTQ_PREFETCH_INLINE void actq_prefetch_stream(const void *p, size_t at, size_t bytes, size_t total) {
+ * proxy (docs/bench-cpu.md, "Measured on the issue's Xeon"). actq_prefetch_ahead: the
+ * same `ahead` bytes ahead instead. */
+ACTQ_PREFETCH_INLINE void actq_prefetch_ahead(const void *p, size_t at, size_t bytes,
+                                              size_t total, size_t ahead) {
   size_t off;
-  if (at + ACTQ_PREFETCH_BYTES + bytes > total) return;
+  if (at + ahead + bytes > total) return;
   for (off = 0; off < bytes; off += 64)
-    _mm_prefetch((const char *)p + at + ACTQ_PREFETCH_BYTES + off, _MM_HINT_T0);
+    _mm_prefetch((const char *)p + at + ahead + off, _MM_HINT_T0);
+}
+
+ACTQ_PREFETCH_INLINE void actq_prefetch_stream(const void *p, size_t at, size_t bytes, size_t total) {
+  actq_prefetch_ahead(p, at, bytes, total, ACTQ_PREFETCH_BYTES);
 }
 
 #endif /* ACTQ_CPU_PREFETCH_H */

@@ -13,6 +13,7 @@
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/avx2/meta_avx2.h"
+#include "cpu/prefetch.h"
 #include "cpu/quantize_groups.h"
 
 static inline float hmin8(__m256 v) {
@@ -104,12 +105,15 @@ ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int 
 
 ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                          size_t units, const vec_meta *vm, const uint16_t *noise,
-                         uint32_t bits, uint8_t *out, const uint8_t *end) {
+                         uint32_t bits, uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
+  const size_t es = dt == ACTQ_F32 ? 4 : 2;
   size_t u, j;
   for (u = 0; u + 4 <= units; u += 4) {
     const size_t e = i + 8 * u;
     const uint16_t *nz = noise + 8 * u;
-    __m256i q0 = codes8(actq_avx2_load8(x, dt, e), vm, wide, rcp, stochastic, nz);
+    __m256i q0;
+    actq_prefetch_ahead(x, e * es, 32 * es, x_end * es, ahead);
+    q0 = codes8(actq_avx2_load8(x, dt, e), vm, wide, rcp, stochastic, nz);
     __m256i q1 = codes8(actq_avx2_load8(x, dt, e + 8), vm, wide, rcp, stochastic, nz + 8);
     __m256i q2 = codes8(actq_avx2_load8(x, dt, e + 16), vm, wide, rcp, stochastic, nz + 16);
     __m256i q3 = codes8(actq_avx2_load8(x, dt, e + 24), vm, wide, rcp, stochastic, nz + 24);
@@ -131,7 +135,7 @@ ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide,
 
 ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                             const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
-                            uint8_t *out, const uint8_t *end) {
+                            uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
   vec_meta vm;
   vm.c = _mm256_set1_ps(g->c);
   vm.mc = _mm256_set1_ps(g->mc);
@@ -141,13 +145,13 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
   vm.levels = _mm256_set1_epi32((int)g->levels);
   /* four loops: wide groups (x * c) never take the reciprocal */
   if (g->c != 1.0f)
-    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end, x_end, ahead);
   else if (actq_quot_rcp_group_ok(g))
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out, end, x_end, ahead);
   else if (g->rcp_ok)
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out, end, x_end, ahead);
   else
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end, x_end, ahead);
 }
 
 ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,

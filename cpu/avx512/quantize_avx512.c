@@ -9,6 +9,7 @@
 #include "cpu/avx512/avx512.h"
 #include "cpu/avx2/meta_avx2.h"
 #include "cpu/avx512/bits_tables_avx512.h"
+#include "cpu/prefetch.h"
 #include "cpu/quantize_groups.h"
 
 #define INLINE ACTQ_INLINE
@@ -125,12 +126,14 @@ INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, uint32_
 
 INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                     size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
-                    uint8_t *out) {
+                    uint8_t *out, size_t x_end, size_t ahead) {
   const __m512 z = _mm512_setzero_ps();
+  const size_t es = dt == ACTQ_F32 ? 4 : 2;
   size_t u, j;
   for (u = 0; u + 8 <= units; u += 8) {
     const size_t e = i + 8 * u;
     const uint16_t *nz = noise + 8 * u;
+    actq_prefetch_ahead(x, e * es, 64 * es, x_end * es, ahead);
     pack64_store(codes16(load16(x, dt, e, 0xffff, z), vm, wide, rcp, stochastic, nz),
                  codes16(load16(x, dt, e + 16, 0xffff, z), vm, wide, rcp, stochastic, nz + 16),
                  codes16(load16(x, dt, e + 32, 0xffff, z), vm, wide, rcp, stochastic, nz + 32),
@@ -157,7 +160,7 @@ INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int 
 /* Stores are exact (masked), so `end` is not needed. */
 INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                          const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
-                         uint8_t *out, const uint8_t *end) {
+                         uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
   vec_meta vm;
   (void)end;
   vm.c = _mm512_set1_ps(g->c);
@@ -167,13 +170,13 @@ INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i,
   vm.num_min = _mm512_set1_ps(ACTQ_QUOT_NUM_MIN);
   vm.levels = _mm512_set1_epi32((int)g->levels);
   if (g->c != 1.0f)
-    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, x_end, ahead);
   else if (actq_quot_rcp_group_ok(g))
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out, x_end, ahead);
   else if (g->rcp_ok)
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out, x_end, ahead);
   else
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out);
+    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, x_end, ahead);
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,

@@ -22,9 +22,11 @@ ACTQ_INLINE void noise_ref(uint64_t seed, uint64_t offset, uint64_t block0, size
 
 ACTQ_INLINE void units_ref(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                            const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
-                           uint8_t *out, const uint8_t *end) {
+                           uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
   size_t u;
   (void)end;
+  (void)x_end; /* the oracle does not prefetch */
+  (void)ahead;
   for (u = 0; u < units; u++)
     actq_quantize_partial_unit(x, dt, stochastic, i + 8 * u, 8, g, noise + 8 * u, bits,
                                out + u * bits);
