@@ -141,7 +141,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
    * groups reads it (paired on the Xeon VM of docs/bench-cpu.md, against a prefetch of the
    * group 8 KiB ahead at the start of pass 1: 1.02-1.17x at groups of 256; the group's
    * length added keeps groups of 4096 from reading their own, cached, input) */
-  const size_t ahead = (c1 - c0) * (dt == ACTQ_F32 ? 4 : 2) + ACTQ_PREFETCH_BYTES;
+  const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + ACTQ_PREFETCH_BYTES;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -182,7 +182,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
  * 0.89-0.95x group by group from memory; docs/bench-cpu.md, "The metadata in vector
  * lanes"). */
 ACTQ_INLINE size_t actq_quantize_batch_groups(const actq_grid *gr, actq_dtype dt) {
-  const size_t n = ACTQ_QUANTIZE_BATCH_BYTES / (gr->group_size * (dt == ACTQ_F32 ? 4 : 2));
+  const size_t n = ACTQ_QUANTIZE_BATCH_BYTES / (gr->group_size * actq_dtype_size(dt));
   return n < 4 ? 1 : n < ACTQ_QUANTIZE_BATCH ? n : ACTQ_QUANTIZE_BATCH;
 }
 

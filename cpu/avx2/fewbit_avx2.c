@@ -121,7 +121,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
   /* bytes of the stream up to this range's end: store_pack32 may write ahead up to there
    * (later blocks of the range rewrite them), never into another thread's range */
   const size_t range_bytes = actq_stream_bytes(i1, b);
-  const size_t es = dt == ACTQ_F32 ? 4 : 2;
+  const size_t es = actq_dtype_size(dt);
   tree tr;
   size_t i = i0, nan = 0;
   if (mode == CODES_TREE) tree_init(&tr, t->bounds, b);

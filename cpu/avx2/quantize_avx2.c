@@ -106,7 +106,7 @@ ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int 
 ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                          size_t units, const vec_meta *vm, const uint16_t *noise,
                          uint32_t bits, uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
-  const size_t es = dt == ACTQ_F32 ? 4 : 2;
+  const size_t es = actq_dtype_size(dt);
   size_t u, j;
   for (u = 0; u + 4 <= units; u += 4) {
     const size_t e = i + 8 * u;

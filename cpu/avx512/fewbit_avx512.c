@@ -464,7 +464,7 @@ FB512_INLINE size_t encode16_body(const actq_fewbit_job *job, const fb_tree16 *t
   const fb_tree16 local = *tree, *tr = &local;
   const void *const x = job->x;
   uint8_t *const codes = job->codes;
-  const size_t es = dt == ACTQ_F32 ? 4 : 2, x_bytes = job->n * es;
+  const size_t es = actq_dtype_size(dt), x_bytes = job->n * es;
   size_t i = i0;
   __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
   for (; i + 32 <= i1; i += 32) {
@@ -696,7 +696,7 @@ FB512_INLINE void y16_body(const actq_fewbit_job *job, size_t i0, size_t i1, con
   const float param = job->table->param;
   const void *const x = job->x; /* locals: the stores of y would force reloads */
   void *const y = job->y;
-  const size_t es = dt == ACTQ_F32 ? 4 : 2;
+  const size_t es = actq_dtype_size(dt);
   size_t i;
   for (i = i0; i < i1; i += 16) {
     if (es == 4 || i % 32 == 0) actq_prefetch_stream(x, i * es, 64, job->n * es);
@@ -762,7 +762,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
   const void *const x = job->x; /* locals, as encode16_body's */
   void *const y = job->y;
   uint8_t *const codes = job->codes;
-  const size_t es = dt == ACTQ_F32 ? 4 : 2;
+  const size_t es = actq_dtype_size(dt);
   size_t i, nan_keys = 0;
   __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
   if (dt == ACTQ_BF16) {

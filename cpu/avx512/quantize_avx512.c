@@ -128,7 +128,7 @@ INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int 
                     size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
                     uint8_t *out, size_t x_end, size_t ahead) {
   const __m512 z = _mm512_setzero_ps();
-  const size_t es = dt == ACTQ_F32 ? 4 : 2;
+  const size_t es = actq_dtype_size(dt);
   size_t u, j;
   for (u = 0; u + 8 <= units; u += 8) {
     const size_t e = i + 8 * u;
