@@ -20,7 +20,7 @@ and at --big elements (2^16): torch.ops.actq.quantize against the same C call ti
 library the package loaded when LD_LIBRARY_PATH points there) and from ctypes with its
 arguments prebuilt. Few-bit layers: actq.torch.nn.GELU(bits=2) / SiLU against
 torch.nn.GELU / SiLU (--layer-acts: also Sigmoid, Tanh, GELU_TANH), forward with grad enabled, and
-forward + backward, at --layer-sizes,
+forward + backward, at --layer-sizes, in --layer-dtypes,
 on the layer's default route and on each of --routes (functional.ROUTES: how y is made).
 
 Timing: rows are timed in groups (the per-call rows, the --big rows, each layer's pair);
@@ -105,7 +105,9 @@ def main():
     ap.add_argument("--layer-calls", type=int, default=20)
     ap.add_argument("--no-layers", action="store_true")
     ap.add_argument("--layer-acts", default="gelu,silu",
-                    help="the few-bit layers timed: of gelu, silu, sigmoid, tanh")
+                    help="the few-bit layers timed: of gelu, silu, sigmoid, tanh, gelu_tanh")
+    ap.add_argument("--layer-dtypes", default="float32,bfloat16",
+                    help="the layers' dtypes: of float32, bfloat16, float16")
     ap.add_argument("--routes", default="torch,fused",
                     help="layer rows on each of these routes too (empty: the default only)")
     ap.add_argument("--json", help="write the rows as JSON here")
@@ -221,7 +223,7 @@ def main():
             ours = at.nn.FewbitActivation(act, bits=2)
             routes = [(r, at.nn.FewbitActivation(act, bits=2, route=r)) for r in a.routes.split(",") if r]
             for size in [int(v) for v in a.layer_sizes.split(",")]:
-                for dt in (torch.float32, torch.bfloat16):
+                for dt in [getattr(torch, d) for d in a.layer_dtypes.split(",")]:
                     xl = torch.randn(size, dtype=dt, device=dev, requires_grad=True)
                     g = torch.randn(size, dtype=dt, device=dev)
                     lc = a.layer_calls * max(1, (1 << 20) // size)

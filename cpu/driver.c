@@ -9,6 +9,7 @@
 #include "src/backend.h"
 #include "cpu/parallel.h"
 #include "cpu/ref/ref.h"
+#include "cpu/y_lut.h"
 #include "src/fewbit/code_lut.h"
 
 /* ---- quantize / dequantize: ranges of the flattened (row, group) index ---------------- */
@@ -188,6 +189,7 @@ static actq_status cpu_fewbit_encode(actq_context *ctx, const actq_fewbit_job *j
   if (st->kernels->fewbit_encode != actq_ref_fewbit_encode && job->table->bits >= lut_min_bits &&
       !(st->kernels->fewbit_no_code_lut & (1u << job->dtype)))
     j.code_lut = cpu_code_lut(st, job);
+  j.y_lut = actq_cpu_y_lut(st, job);
   nan = actq_cpu_parallel(st, (job->n + 7) / 8, units_per_chunk, run_fewbit_encode, &t);
   return nan ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
@@ -239,6 +241,7 @@ static void cpu_destroy(actq_context *ctx) {
   if (st) {
     actq_cpu_pool_destroy(st->pool);
     free(st->lut);
+    actq_cpu_y_lut_clear(st);
   }
   free(st);
   ctx->state = NULL;
@@ -273,6 +276,7 @@ actq_status actq_cpu_context_init(actq_context *ctx, int reference) {
 actq_status actq_cpu_context_use_kernels(actq_context *ctx, const actq_cpu_kernels *kernels) {
   if (!ctx || !kernels || ctx->ops != &cpu_ops) return ACTQ_ERR_INVALID_ARGUMENT;
   actq_cpu(ctx)->kernels = kernels;
+  actq_cpu_y_lut_clear(actq_cpu(ctx)); /* tables are written by the kernels that read them */
   cpu_describe(ctx);
   return ACTQ_OK;
 }

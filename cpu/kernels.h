@@ -30,6 +30,9 @@ typedef struct actq_cpu_kernels {
   /* The narrowest width whose fewbit_encode reads a code_lut; 0: the driver's default
    * (LUT_MIN_BITS). */
   uint32_t fewbit_code_lut_min_bits;
+  /* The input dtypes (bit 1 << actq_dtype; 16-bit ones only) whose fewbit_encode looks y up
+   * in job->y_lut when the driver gives it one (cpu/y_lut.h) */
+  uint32_t fewbit_y_lut_dtypes;
 } actq_cpu_kernels;
 
 extern const actq_cpu_kernels actq_cpu_reference_kernels;

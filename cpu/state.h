@@ -1,5 +1,6 @@
 /* state.h - what a CPU context owns (the context's `state`): the kernel table it runs, its
- * thread count and its thread pool. Only the CPU backend (cpu/) reads it.
+ * thread count, its thread pool and the tables it keeps for the few-bit kernels. Only the
+ * CPU backend (cpu/) reads it.
  */
 #ifndef ACTQ_CPU_STATE_H
 #define ACTQ_CPU_STATE_H
@@ -9,6 +10,16 @@
 
 struct actq_cpu_pool; /* cpu/parallel.c */
 
+/* The y tables a context keeps (cpu/y_lut.h): a model alternates few activations, so a
+ * handful of slots, replaced in turn, serve its layers with at most 1 MiB. */
+#define ACTQ_CPU_Y_LUTS 8
+
+typedef struct actq_cpu_y_lut_slot {
+  uint16_t *t; /* NULL: the slot is free */
+  uint32_t activation, param_bits;
+  int dtype;
+} actq_cpu_y_lut_slot;
+
 typedef struct actq_cpu_state {
   const actq_cpu_kernels *kernels;
   int threads;                /* resolved thread count, >= 1 */
@@ -17,6 +28,8 @@ typedef struct actq_cpu_state {
    * the same table; lut_bytes: its allocation. A context serves one thread at a time. */
   struct actq_fewbit_lut *lut;
   size_t lut_bytes;
+  actq_cpu_y_lut_slot y_luts[ACTQ_CPU_Y_LUTS];
+  unsigned y_lut_next; /* the slot the next new table replaces */
 } actq_cpu_state;
 
 static inline actq_cpu_state *actq_cpu(const actq_context *ctx) {

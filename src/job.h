@@ -56,6 +56,10 @@ typedef struct actq_fewbit_job {
   /* encode: the constant-time code table of the bounds (src/fewbit/code_lut.h), when the
    * backend built one for this call; shared read-only by its threads. NULL: search. */
   const struct actq_fewbit_lut *code_lut;
+  /* encode with y, 16-bit dtypes: y of every input, y_lut[x's bits] (cpu/y_lut.h), when
+   * the backend keeps one for this activation; shared read-only by its threads. NULL:
+   * compute y. */
+  const uint16_t *y_lut;
 } actq_fewbit_job;
 
 static inline size_t actq_dtype_size(actq_dtype t) { return t == ACTQ_F32 ? 4 : 2; }

@@ -127,6 +127,16 @@ FB512_INLINE void fb_store16(void *y, actq_dtype dt, size_t i, __m512 v, int nt,
   actq_avx2_store16h_nt((uint16_t *)y, i, h, nt);
 }
 
+/* 32 words in order to y + i, streamed when nt (as fb_store16) */
+FB512_INLINE void fb_store32_words(void *y, size_t i, __m512i h, int nt) {
+  if (!nt) {
+    _mm512_storeu_si512((uint16_t *)y + i, h);
+    return;
+  }
+  actq_avx2_store16h_nt((uint16_t *)y, i, _mm512_castsi512_si256(h), 1);
+  actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), 1);
+}
+
 /* 32 results in order (NaN already canonical; v0: elements i to i + 15) to bf16 y + i by one
  * vcvtne2ps2bf16 where no lane is denormal, else by fb_bf16_16 twice (cvt tables only: one
  * instruction for 32 where vcvtneps2bf16 takes 16, whose zmm form measured no faster than
@@ -136,12 +146,7 @@ FB512_INLINE void fb_store32_bf16_cvt(void *y, size_t i, __m512 v0, __m512 v1, i
       !(_mm512_fpclass_ps_mask(v0, FB_DENORMAL) | _mm512_fpclass_ps_mask(v1, FB_DENORMAL))
           ? fb_cvtne2ps_bf16(v1, v0)
           : _mm512_inserti64x4(_mm512_castsi256_si512(fb_bf16_16(v0, 0)), fb_bf16_16(v1, 0), 1);
-  if (!nt) {
-    _mm512_storeu_si512((uint16_t *)y + i, h);
-    return;
-  }
-  actq_avx2_store16h_nt((uint16_t *)y, i, _mm512_castsi512_si256(h), 1);
-  actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), 1);
+  fb_store32_words(y, i, h, nt);
 }
 
 /* 32 bf16 of x + i as two float vectors: each 128-bit lane's words 0-3 go to *lo, 4-7 to
@@ -166,12 +171,7 @@ FB512_INLINE void fb_store32_bf16(void *y, size_t i, __m512 lo, __m512 hi, int n
           ? _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7),
                                      fb_cvtne2ps_bf16(hi, lo))
           : _mm512_packus_epi32(fb_bf16_round(lo), fb_bf16_round(hi));
-  if (!nt) {
-    _mm512_storeu_si512((uint16_t *)y + i, h);
-    return;
-  }
-  actq_avx2_store16h_nt((uint16_t *)y, i, _mm512_castsi512_si256(h), 1);
-  actq_avx2_store16h_nt((uint16_t *)y, i + 16, _mm512_extracti64x4_epi64(h, 1), 1);
+  fb_store32_words(y, i, h, nt);
 }
 
 /* bf16 at 7-8 bits: 32 lanes of 16-bit words. Each level's float splits into its high and
@@ -687,6 +687,37 @@ static __attribute__((noinline)) size_t encode16_codes(const actq_fewbit_job *jo
 
 /* ---- y ------------------------------------------------------------------------------- */
 
+/* y of the 32 16-bit x of h from a y table (cpu/y_lut.h): a dword gather at scale 2 for
+ * each 16, whose low words are the results (the table's extra entry keeps the gather at
+ * x = 0xffff inside it), put back in order by one vpermt2w. The gathers are the loop's
+ * bound (16 loads each); an activation's polynomial costs more (docs/fewbit.md). */
+FB512_INLINE __m512i fb_y_lut32(const uint16_t *lut, __m512i h) {
+  const __m512i even = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36,
+                                        34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6,
+                                        4, 2, 0);
+  const __m512i lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(h));
+  const __m512i hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(h, 1));
+  return _mm512_permutex2var_epi16(_mm512_i32gather_epi32(lo, (const void *)lut, 2), even,
+                                   _mm512_i32gather_epi32(hi, (const void *)lut, 2));
+}
+
+/* y of [i0, i1), a multiple of 16 elements, 16-bit x, from job->y_lut */
+FB512_INLINE void y_lut_body(const actq_fewbit_job *job, size_t i0, size_t i1, const int nt) {
+  const uint16_t *const lut = job->y_lut, *const x = (const uint16_t *)job->x;
+  void *const y = job->y;
+  size_t i;
+  for (i = i0; i + 32 <= i1; i += 32) {
+    actq_prefetch_stream(x, 2 * i, 64, 2 * job->n);
+    fb_store32_words(y, i, fb_y_lut32(lut, _mm512_loadu_si512(x + i)), nt);
+  }
+  if (i < i1) {
+    const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(x + i)));
+    actq_avx2_store16h_nt((uint16_t *)y, i,
+                          _mm512_cvtepi32_epi16(_mm512_i32gather_epi32(w, (const void *)lut, 2)),
+                          nt);
+  }
+}
+
 /* y of [i0, i1), a multiple of 16 elements: activation `act` (ACTQ_AVX512_ACTS; any other
  * number runs actq_avx512_act_raw's AVX2 halves), NaN results canonical. Inlined with
  * constant act and dt, so that each loop keeps its constants (GELU's coefficient rows) in
@@ -738,6 +769,11 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
                                           int nt, int cvt) {
   const actq_dtype dt = job->dtype;
   const int act = (int)job->table->activation;
+  if (job->y_lut) {
+    if (nt) y_lut_body(job, i0, i1, 1);
+    else y_lut_body(job, i0, i1, 0);
+    return;
+  }
   switch (act) {
   ACTQ_AVX512_ACTS(Y16_CASE)
   default: Y16_DT(act)
@@ -753,15 +789,17 @@ static __attribute__((noinline)) void y16(const actq_fewbit_job *job, size_t i0,
  * stored as the codes passes store them. At these widths the codes are a few compares
  * and permutes a vector, cheaper than a second pass over the block (its loads, its loop,
  * its tree); wider codes keep the block passes. An activation of ACTQ_AVX512_ACTS, NaN
- * results canonical, as y16_body. Returns whether some x was NaN. */
+ * results canonical, as y16_body; lut: y from job->y_lut instead (16-bit dtypes, any
+ * activation). Returns whether some x was NaN. */
 FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, size_t i0,
                             size_t i1, size_t range_end, const int act, const actq_dtype dt,
-                            const uint32_t b, const int nt, const int cvt) {
+                            const uint32_t b, const int nt, const int cvt, const int lut) {
   const size_t range_bytes = actq_stream_bytes(range_end, b);
   const float param = job->table->param;
   const void *const x = job->x; /* locals, as encode16_body's */
   void *const y = job->y;
   uint8_t *const codes = job->codes;
+  const uint16_t *const y_lut = job->y_lut;
   const size_t es = actq_dtype_size(dt);
   size_t i, nan_keys = 0;
   __m512i nan = _mm512_setzero_si512(); /* fb_nan_lanes */
@@ -772,6 +810,10 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
       __m512 lo, hi;
       actq_prefetch_stream(x, 2 * i, 64, 2 * job->n);
       fb_key_planes32_store(kt, b, h, codes + (i / 8) * b, range_bytes - (i / 8) * b, &nan_keys);
+      if (lut) {
+        fb_store32_words(y, i, fb_y_lut32(y_lut, h), nt);
+        continue;
+      }
       fb_unpack32_bf16(h, &lo, &hi);
       fb_store32_bf16(y, i, actq_avx512_fewbit_forward(act, param, lo),
                       actq_avx512_fewbit_forward(act, param, hi), nt, cvt);
@@ -787,6 +829,10 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
       else
         fb_store_words32(codes + (i / 8) * b, b, fb_planes_word16(tr, b, x0),
                          fb_planes_word16(tr, b, x1), range_bytes - (i / 8) * b);
+      if (lut) {
+        fb_store32_words(y, i, fb_y_lut32(y_lut, _mm512_loadu_si512((const uint16_t *)x + i)), nt);
+        continue;
+      }
       fb_store16(y, dt, i, actq_avx512_fewbit_forward(act, param, x0), nt, 0);
       fb_store16(y, dt, i + 16, actq_avx512_fewbit_forward(act, param, x1), nt, 0);
     }
@@ -794,11 +840,15 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
   return nan_keys + (_mm512_test_epi32_mask(nan, nan) != 0);
 }
 
-#define YC_B(ACT, DT, B) case B: return yc_body(job, sr, i0, i1, range_end, ACT, DT, B, nt, 0);
+#define YC_B(ACT, DT, B) case B: return yc_body(job, sr, i0, i1, range_end, ACT, DT, B, nt, 0, 0);
 #define YC_BF16(ACT, B)                                                                    \
   case B:                                                                                  \
-    return cvt ? yc_body(job, sr, i0, i1, range_end, ACT, ACTQ_BF16, B, nt, 1)             \
-               : yc_body(job, sr, i0, i1, range_end, ACT, ACTQ_BF16, B, nt, 0);
+    return cvt ? yc_body(job, sr, i0, i1, range_end, ACT, ACTQ_BF16, B, nt, 1, 0)          \
+               : yc_body(job, sr, i0, i1, range_end, ACT, ACTQ_BF16, B, nt, 0, 0);
+/* y from job->y_lut: one loop for every activation */
+#define YC_LUT(DT, B) case B: return yc_body(job, sr, i0, i1, range_end, 0, DT, B, nt, 0, 1);
+#define YC_LUT_B4(DT)                                                                      \
+  switch (b) { YC_LUT(DT, 1) YC_LUT(DT, 2) YC_LUT(DT, 3) default: YC_LUT(DT, 4) }
 #define YC_B4(ACT, DT)                                                                     \
   switch (b) { YC_B(ACT, DT, 1) YC_B(ACT, DT, 2) YC_B(ACT, DT, 3) default: YC_B(ACT, DT, 4) }
 #define YC_DT(ACT)                                                                         \
@@ -817,6 +867,7 @@ FB512_INLINE size_t yc_body(const actq_fewbit_job *job, const fb_search *sr, siz
  * from 2^16 to 2^26, streamed or not (Zen 4; the vector key codes had run 0.89-0.96x). */
 static int yc_fused(const actq_fewbit_job *job, int nt) {
   if (job->table->bits > (job->dtype == ACTQ_BF16 || !nt ? 4u : 3u)) return 0;
+  if (job->y_lut) return 1;
   switch ((int)job->table->activation) {
   ACTQ_AVX512_ACTS(YC_FUSED)
     return 1;
@@ -829,6 +880,10 @@ static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const f
                                              size_t i0, size_t i1, size_t range_end, int nt,
                                              int cvt) {
   const uint32_t b = job->table->bits;
+  if (job->y_lut) {
+    if (job->dtype == ACTQ_F16) YC_LUT_B4(ACTQ_F16)
+    YC_LUT_B4(ACTQ_BF16)
+  }
   switch ((int)job->table->activation) {
   ACTQ_AVX512_ACTS(YC_CASE)
   default: return 0; /* not reached: yc_fused */
@@ -841,6 +896,8 @@ static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const f
 #undef YC_B4
 #undef YC_BF16
 #undef YC_B
+#undef YC_LUT_B4
+#undef YC_LUT
 
 /* Other calls with y, block by block: the y of a block, then its codes from the x the y
  * pass left in L1, so that each loop is specialized to one thing (activation, or width)

@@ -17,7 +17,9 @@
   /* f32 at 6 bits: the 16-lane search (6 permutes) beat the table's gathers, 19.5-20.4    \
    * against 26.2-27.6 ms at 2^26 on one thread of a Zen 5 (docs/fewbit.md); 7-8 bits      \
    * (16 permutes and blends) lost to them */                                              \
-  .fewbit_code_lut_min_bits = 7
+  .fewbit_code_lut_min_bits = 7,                                                          \
+  /* y of 16-bit x from the context's table (cpu/y_lut.h) */                               \
+  .fewbit_y_lut_dtypes = 1u << ACTQ_BF16 | 1u << ACTQ_F16
 
 const actq_cpu_kernels actq_cpu_avx512_kernels = {
     .isa = "avx512",

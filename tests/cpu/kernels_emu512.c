@@ -9,7 +9,7 @@
   .quantize_groups = actq_emu512_quantize_groups,                                          \
   .dequantize_groups = actq_avx2_dequantize_groups, .pack = actq_avx2_pack,                \
   .unpack = actq_avx2_unpack, .fewbit_no_code_lut = 1u << ACTQ_BF16,                       \
-  .fewbit_code_lut_min_bits = 7
+  .fewbit_code_lut_min_bits = 7, .fewbit_y_lut_dtypes = 1u << ACTQ_BF16 | 1u << ACTQ_F16
 
 const actq_cpu_kernels actq_cpu_emu512_kernels = {
     .isa = ACTQ_EMU512_ISA,

@@ -270,12 +270,16 @@ Test(isa_equivalence, emulated_table_mirrors_avx512) {
             "the AVX-512 table's few-bit kernels changed: update tests/cpu/kernels_emu512.c");
   cr_assert(e->dequantize_groups == a->dequantize_groups && e->pack == a->pack &&
                 e->unpack == a->unpack && e->fewbit_no_code_lut == a->fewbit_no_code_lut &&
-                e->fewbit_code_lut_min_bits == a->fewbit_code_lut_min_bits,
+                e->fewbit_code_lut_min_bits == a->fewbit_code_lut_min_bits &&
+                e->fewbit_y_lut_dtypes == a->fewbit_y_lut_dtypes,
             "a slot of the AVX-512 table changed: update tests/cpu/kernels_emu512.c");
   cr_assert_eq(offsetof(actq_cpu_kernels, fewbit_no_code_lut),
                sizeof(const char *) + 6 * sizeof(void (*)(void)),
                "actq_cpu_kernels has new slots: compare them here");
-  cr_assert_eq(sizeof *e, offsetof(actq_cpu_kernels, fewbit_code_lut_min_bits) + sizeof(uint32_t),
+  cr_assert_eq(sizeof *e,
+               (offsetof(actq_cpu_kernels, fewbit_y_lut_dtypes) + sizeof(uint32_t) +
+                _Alignof(actq_cpu_kernels) - 1) / _Alignof(actq_cpu_kernels) *
+                   _Alignof(actq_cpu_kernels), /* the last slot, and the padding after it */
                "actq_cpu_kernels has new slots: compare them here");
 }
 
@@ -296,7 +300,9 @@ Test(isa_equivalence, emulated_table_mirrors_avx512bf16) {
                 a->fewbit_no_code_lut == a0->fewbit_no_code_lut &&
                 e->fewbit_no_code_lut == e0->fewbit_no_code_lut &&
                 a->fewbit_code_lut_min_bits == a0->fewbit_code_lut_min_bits &&
-                e->fewbit_code_lut_min_bits == e0->fewbit_code_lut_min_bits,
+                e->fewbit_code_lut_min_bits == e0->fewbit_code_lut_min_bits &&
+                a->fewbit_y_lut_dtypes == a0->fewbit_y_lut_dtypes &&
+                e->fewbit_y_lut_dtypes == e0->fewbit_y_lut_dtypes,
             "a slot of the avx512bf16 table differs from the avx512 table's: update "
             "tests/cpu/kernels_emu512.c");
 }
@@ -685,4 +691,112 @@ Test(isa_equivalence, fewbit_encode_with_y_every_activation, .timeout = 600) {
         }
     }
   }
+}
+
+/* The parameters each activation is checked with (two where it has one) */
+static int act_params(int act, float p[2]) {
+  switch (act) {
+  case FEWBIT_SOFTPLUS: p[0] = 2.0f, p[1] = 0.5f; return 2;
+  case FEWBIT_ELU: p[0] = 1.0f, p[1] = 0.5f; return 2;
+  case FEWBIT_CELU: p[0] = 1.0f, p[1] = 2.0f; return 2;
+  case FEWBIT_LEAKY_RELU: p[0] = 0.01f, p[1] = 0.2f; return 2;
+  default: p[0] = 0.0f; return 1;
+  }
+}
+
+/* fewbit_encode with y and a 16-bit dtype, where the context looks y up in its table of
+ * every input (cpu/y_lut.h; the AVX-512 tables): every one of the 65536 inputs, in a
+ * scrambled order and then an odd tail, gets the reference's y and codes, for every
+ * activation and parameter, bf16 and f16, at 2 bits (y in the codes' loop) and 5 (the
+ * block passes), on 1 and 3 threads. */
+Test(isa_equivalence, fewbit_y_lut_every_16bit_input, .timeout = 900) {
+  static const uint32_t widths[] = {2, 5};
+  static const actq_dtype dts[] = {ACTQ_BF16, ACTQ_F16};
+  static const int threads[] = {1, 3};
+  const size_t n = 65536 + 1037;
+  buf x = buf_new(2 * n);
+  size_t j, w, d, ti;
+  int act, pi;
+  rng_state = 17;
+  for (j = 0; j < n; j++) { /* 40503 is odd: the first 65536 are every value once */
+    const uint16_t h = (uint16_t)(j < 65536 ? j * 40503u + 7u : rnd());
+    memcpy(x.p + 2 * j, &h, 2);
+  }
+  for (act = FEWBIT_GELU; act < FEWBIT_CUSTOM; act++) {
+    float params[2];
+    const int np = act_params(act, params);
+    for (pi = 0; pi < np; pi++)
+      for (w = 0; w < sizeof widths / sizeof *widths; w++) {
+        const size_t nb = actq_stream_bytes(n, widths[w]);
+        fewbit_table t;
+        cr_assert_eq(fewbit_table_build((fewbit_activation)act, params[pi], widths[w], NULL, &t),
+                     ACTQ_OK);
+        for (d = 0; d < 2; d++) {
+          buf y_ref = buf_new(2 * n), c_ref = buf_new(nb);
+          const actq_status st_ref = fewbit_encode(ref_ctx, &t, n, dts[d], x.p, y_ref.p, c_ref.p);
+          for (ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
+            buf y = buf_new(2 * n), c = buf_new(nb);
+            actq_context_set_threads(cpu_ctx, threads[ti]);
+            cr_assert_eq(fewbit_encode(cpu_ctx, &t, n, dts[d], x.p, y.p, c.p), st_ref);
+            cr_assert(memcmp(y.raw, y_ref.raw, 2 * n + 64) == 0, "y act=%d param=%g b=%u dt=%d t=%d",
+                      act, (double)params[pi], widths[w], (int)dts[d], threads[ti]);
+            cr_assert(memcmp(c.raw, c_ref.raw, nb + 64) == 0, "codes act=%d b=%u dt=%d t=%d", act,
+                      widths[w], (int)dts[d], threads[ti]);
+            buf_free(&y);
+            buf_free(&c);
+          }
+          buf_free(&y_ref);
+          buf_free(&c_ref);
+        }
+      }
+  }
+  buf_free(&x);
+}
+
+/* A context keeps y tables by activation, parameter and dtype, a few at a time (cpu/y_lut.h):
+ * one context, calls over more such keys than it keeps, differing in one of the three at a
+ * time, at lengths that build a table (40000) and that only reuse one (1000), in three
+ * orders; every call's y is its own activation's, as the reference's. */
+Test(isa_equivalence, fewbit_y_lut_follows_the_activation) {
+  static const struct {
+    int act;
+    float param;
+    actq_dtype dt;
+  } keys[] = {{FEWBIT_GELU, 0.0f, ACTQ_BF16},     {FEWBIT_SILU, 0.0f, ACTQ_BF16},
+              {FEWBIT_GELU, 0.0f, ACTQ_F16},      {FEWBIT_ELU, 1.0f, ACTQ_BF16},
+              {FEWBIT_ELU, 0.5f, ACTQ_BF16},      {FEWBIT_SOFTPLUS, 2.0f, ACTQ_F16},
+              {FEWBIT_SOFTPLUS, 0.5f, ACTQ_F16},  {FEWBIT_TANH, 0.0f, ACTQ_BF16},
+              {FEWBIT_SIGMOID, 0.0f, ACTQ_F16},   {FEWBIT_MISH, 0.0f, ACTQ_BF16},
+              {FEWBIT_LEAKY_RELU, 0.2f, ACTQ_BF16}, {FEWBIT_HARDSWISH, 0.0f, ACTQ_F16},
+              {FEWBIT_SILU, 0.0f, ACTQ_F16}};
+  enum { NK = sizeof keys / sizeof *keys };
+  fewbit_table t[NK];
+  int round, s;
+  rng_state = 19;
+  actq_context_set_threads(cpu_ctx, 2);
+  for (s = 0; s < NK; s++)
+    cr_assert_eq(fewbit_table_build((fewbit_activation)keys[s].act, keys[s].param, 2, NULL, &t[s]),
+                 ACTQ_OK);
+  for (round = 0; round < 3; round++)
+    for (s = 0; s < NK; s++) {
+      const int k = round == 1 ? NK - 1 - s : round == 2 ? (s * 5) % NK : s;
+      const size_t n = round == 1 ? 1000 : 40000, nb = actq_stream_bytes(n, 2);
+      buf x = buf_new(2 * n), y = buf_new(2 * n), y_ref = buf_new(2 * n), c = buf_new(nb),
+          c_ref = buf_new(nb);
+      size_t j;
+      for (j = 0; j < n; j++) {
+        const float v = (rnd_unit() * 2.0f - 1.0f) * ldexpf(1.0f, (int)rnd_below(12) - 6);
+        const uint16_t h = keys[k].dt == ACTQ_F16 ? actq_f32_to_f16(v) : actq_f32_to_bf16(v);
+        memcpy(x.p + 2 * j, &h, 2);
+      }
+      cr_assert_eq(fewbit_encode(ref_ctx, &t[k], n, keys[k].dt, x.p, y_ref.p, c_ref.p), ACTQ_OK);
+      cr_assert_eq(fewbit_encode(cpu_ctx, &t[k], n, keys[k].dt, x.p, y.p, c.p), ACTQ_OK);
+      cr_assert(memcmp(y.raw, y_ref.raw, 2 * n + 64) == 0, "y: round %d key %d", round, k);
+      cr_assert(memcmp(c.raw, c_ref.raw, nb + 64) == 0, "codes: round %d key %d", round, k);
+      buf_free(&x);
+      buf_free(&y);
+      buf_free(&y_ref);
+      buf_free(&c);
+      buf_free(&c_ref);
+    }
 }

@@ -17,6 +17,7 @@
 #define ACTQ_TEST_SIMDE_AVX512_EXTRA_H
 
 #include <immintrin.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -274,6 +275,18 @@ EMU_INLINE __mmask16 emu_mm512_fpclass_ps_denormal(simde__m512 a) {
   return (__mmask16)r;
 }
 
+/* vpgatherdd: lane j is the dword at base + index[j] * scale (unaligned, as the hardware's) */
+EMU_INLINE simde__m512i emu_mm512_i32gather_epi32(simde__m512i index, const void *base, int scale) {
+  int32_t idx[16], r[16];
+  simde__m512i out;
+  int j;
+  memcpy(idx, &index, sizeof idx);
+  for (j = 0; j < 16; j++)
+    memcpy(&r[j], (const unsigned char *)base + (ptrdiff_t)idx[j] * scale, 4);
+  memcpy(&out, r, sizeof out);
+  return out;
+}
+
 /* ---- SIMDe 0.7.4 fixes ------------------------------------------------------------------- */
 /* Its alias of vpmaddwd takes the masked form's four arguments. */
 #undef _mm512_madd_epi16
@@ -298,8 +311,10 @@ EMU_INLINE __mmask16 emu_mm512_fpclass_ps_denormal(simde__m512 a) {
 #undef _mm512_cmpgt_epi16_mask
 #undef _mm512_cvtepi32_epi16
 #undef _mm512_cvtepu8_epi32
+#undef _mm512_i32gather_epi32
 #undef _mm512_cvtepi32_epi8
 #define _mm512_cvtepu8_epi32 emu_mm512_cvtepu8_epi32
+#define _mm512_i32gather_epi32 emu_mm512_i32gather_epi32
 #define _mm512_cvtepu8_epi16 emu_mm512_cvtepu8_epi16
 #define _mm512_cvtepi32_epi8 emu_mm512_cvtepi32_epi8
 #define _mm512_cvtps_ph(a, rounding)                                                       \
