@@ -105,7 +105,8 @@ def main():
     ap.add_argument("--layer-calls", type=int, default=20)
     ap.add_argument("--no-layers", action="store_true")
     ap.add_argument("--layer-acts", default="gelu,silu",
-                    help="the few-bit layers timed: of gelu, silu, sigmoid, tanh, gelu_tanh")
+                    help="the few-bit layers timed: gelu, silu, sigmoid, tanh, gelu_tanh, or any "
+                         "other activation's name (elu, mish, relu, ...), against PyTorch's")
     ap.add_argument("--layer-dtypes", default="float32,bfloat16",
                     help="the layers' dtypes: of float32, bfloat16, float16")
     ap.add_argument("--routes", default="torch,fused",
@@ -218,10 +219,20 @@ def main():
         layers = {"gelu": ("GELU", torch.nn.GELU()), "silu": ("SiLU", torch.nn.SiLU()),
                   "gelu_tanh": ("GELU(tanh)", torch.nn.GELU(approximate="tanh")),
                   "sigmoid": ("Sigmoid", torch.nn.Sigmoid()), "tanh": ("Tanh", torch.nn.Tanh())}
+        # Any other activation by name against PyTorch's forward of it (functional.TORCH_FORWARD),
+        # at its parameter's usual value
+        params = {"softplus": 1.0, "elu": 1.0, "celu": 1.0, "leaky_relu": 0.01}
         for act in a.layer_acts.split(","):
-            name, theirs = layers[act]
-            ours = at.nn.FewbitActivation(act, bits=2)
-            routes = [(r, at.nn.FewbitActivation(act, bits=2, route=r)) for r in a.routes.split(",") if r]
+            p = params.get(act, 0.0)
+            ours = at.nn.FewbitActivation(act, bits=2, param=p)
+            if act in layers:
+                name, theirs = layers[act]
+            else:
+                name = ours.table.activation.name
+                theirs = (lambda f, p: lambda x: f(x, p))(
+                    at.functional.TORCH_FORWARD[ours.table.activation], p)
+            routes = [(r, at.nn.FewbitActivation(act, bits=2, param=p, route=r))
+                      for r in a.routes.split(",") if r]
             for size in [int(v) for v in a.layer_sizes.split(",")]:
                 for dt in [getattr(torch, d) for d in a.layer_dtypes.split(",")]:
                     xl = torch.randn(size, dtype=dt, device=dev, requires_grad=True)

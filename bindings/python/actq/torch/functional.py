@@ -161,12 +161,22 @@ ROUTES = {"cpu": "torch", "cuda": "torch"}
 # AVX-512 and 0.80-0.95x on AVX2, against 1.05-1.14x on the torch route. GELU bfloat16 with
 # AVX512_BF16's rounding of y (the avx512bf16 table): 1.02-1.19x fused against 1.15-1.42x on
 # the torch route (Zen 4, two runs; 1.06-1.30x fused with the integer rounding).
+# bfloat16 and float16 on AVX-512, where the library looks y up in its table of all 65536
+# inputs (cpu/y_lut.h): every built-in activation. Measured on the Xeon of docs/fewbit.md
+# (1 thread, 2^16-2^22): GELU, SiLU, Sigmoid, Tanh and GELU_TANH forwards 0.11-0.84x of
+# nn.*'s fused, against 1.05-1.48x on the torch route; the other fourteen at 2^16-2^20
+# 0.05-2.18x fused (ReLU-like ones, which PyTorch does in a compare, the slowest), against
+# 1.03-2.63x on the torch route; forward + backward likewise but for one row of ReLU f16
+# (1.28x against 1.22x).
 _FUSED_CPU_BOTH = frozenset({_A.SILU, _A.SIGMOID, _A.TANH, _A.GELU_TANH})
 _FUSED_CPU_AVX2 = frozenset({_A.TANH, _A.GELU_TANH})
+_FUSED_CPU_Y_LUT = frozenset(a for a in _A if a != _A.CUSTOM)
 FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
-             ("avx512", torch.bfloat16): _FUSED_CPU_BOTH,
+             ("avx512", torch.bfloat16): _FUSED_CPU_Y_LUT,
+             ("avx512", torch.float16): _FUSED_CPU_Y_LUT,
              ("avx512bf16", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
-             ("avx512bf16", torch.bfloat16): _FUSED_CPU_BOTH | {_A.GELU},
+             ("avx512bf16", torch.bfloat16): _FUSED_CPU_Y_LUT,
+             ("avx512bf16", torch.float16): _FUSED_CPU_Y_LUT,
              ("avx2", torch.float32): _FUSED_CPU_AVX2,
              ("avx2", torch.bfloat16): _FUSED_CPU_AVX2}
 
