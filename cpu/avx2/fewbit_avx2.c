@@ -114,6 +114,27 @@ static __attribute__((noinline)) void store_y32(const actq_fewbit_job *job, actq
                         nt);
 }
 
+/* y for 32 16-bit elements from job->y_lut (cpu/y_lut.h): a dword gather at scale 2 for
+ * each 8, whose low words are the results (the table's extra entry keeps the gather at
+ * x = 0xffff inside it), narrowed by one vpackusdw for 16 */
+static __attribute__((noinline)) void store_y32_lut(const actq_fewbit_job *job, size_t i, int nt) {
+  const uint16_t *const x = (const uint16_t *)job->x + i;
+  const int *const lut = (const int *)(const void *)job->y_lut;
+  const __m256i low = _mm256_set1_epi32(0xffff);
+  int j;
+  for (j = 0; j < 2; j++) {
+    const __m256i h = _mm256_loadu_si256((const __m256i *)(x + 16 * j));
+    const __m256i a = _mm256_i32gather_epi32(lut, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(h)), 2);
+    const __m256i b = _mm256_i32gather_epi32(lut, _mm256_cvtepu16_epi32(_mm256_extracti128_si256(h, 1)), 2);
+    /* packus works within 128-bit halves: its quadwords 0, 2, 1, 3 are in order */
+    actq_avx2_store16h_nt((uint16_t *)job->y, i + 16 * (size_t)j,
+                          _mm256_permute4x64_epi64(_mm256_packus_epi32(_mm256_and_si256(a, low),
+                                                                       _mm256_and_si256(b, low)),
+                                                   0xd8),
+                          nt);
+  }
+}
+
 INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, const actq_dtype dt,
                           const uint32_t b, const int mode, const int nt) {
   const fewbit_table *t = job->table;
@@ -145,7 +166,8 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
       for (j = 0; j < 32; j++) qs[j] = actq_fewbit_lut_code(lut, xs[j]);
       for (j = 0; j < 4; j++) q[j] = _mm256_loadu_si256((const __m256i *)(qs + 8 * j));
     }
-    if (job->y) store_y32(job, dt, i, x, nt);
+    if (job->y_lut) store_y32_lut(job, i, nt);
+    else if (job->y) store_y32(job, dt, i, x, nt);
     actq_avx2_store_pack32(job->codes + (i / 8) * b,
                            actq_avx2_pack32(actq_avx2_codes_to_bytes(q[0], q[1], q[2], q[3]), b),
                            b, 4 * b, range_bytes - (i / 8) * b);

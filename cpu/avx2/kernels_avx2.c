@@ -9,4 +9,6 @@ const actq_cpu_kernels actq_cpu_avx2_kernels = {
     .unpack = actq_avx2_unpack,
     .fewbit_encode = actq_avx2_fewbit_encode,
     .fewbit_backward = actq_avx2_fewbit_backward,
+    /* y of 16-bit x from the context's table (cpu/y_lut.h) */
+    .fewbit_y_lut_dtypes = 1u << ACTQ_BF16 | 1u << ACTQ_F16,
 };

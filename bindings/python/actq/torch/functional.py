@@ -167,10 +167,16 @@ ROUTES = {"cpu": "torch", "cuda": "torch"}
 # nn.*'s fused, against 1.05-1.48x on the torch route; the other fourteen at 2^16-2^20
 # 0.05-2.18x fused (ReLU-like ones, which PyTorch does in a compare, the slowest), against
 # 1.03-2.63x on the torch route; forward + backward likewise but for one row of ReLU f16
-# (1.28x against 1.22x).
+# (1.28x against 1.22x). On AVX2, whose gathers of the table cost more, the smooth ones:
+# GELU, SiLU, Sigmoid, Tanh, GELU_TANH, ELU and Mish forwards 0.11-1.22x fused against
+# 1.07-1.65x (the same Xeon on the AVX2 table, 2^16 and 2^20), but ReLU 1.67-3.00x
+# against 1.47-2.74x and hardswish a tie: the piecewise-linear ones stay on the torch
+# route there.
 _FUSED_CPU_BOTH = frozenset({_A.SILU, _A.SIGMOID, _A.TANH, _A.GELU_TANH})
 _FUSED_CPU_AVX2 = frozenset({_A.TANH, _A.GELU_TANH})
 _FUSED_CPU_Y_LUT = frozenset(a for a in _A if a != _A.CUSTOM)
+_FUSED_CPU_Y_LUT_AVX2 = _FUSED_CPU_Y_LUT - {_A.RELU, _A.RELU6, _A.LEAKY_RELU, _A.HARDTANH,
+                                            _A.HARDSWISH, _A.HARDSIGMOID}
 FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
              ("avx512", torch.bfloat16): _FUSED_CPU_Y_LUT,
              ("avx512", torch.float16): _FUSED_CPU_Y_LUT,
@@ -178,7 +184,8 @@ FUSED_CPU = {("avx512", torch.float32): _FUSED_CPU_BOTH | {_A.GELU},
              ("avx512bf16", torch.bfloat16): _FUSED_CPU_Y_LUT,
              ("avx512bf16", torch.float16): _FUSED_CPU_Y_LUT,
              ("avx2", torch.float32): _FUSED_CPU_AVX2,
-             ("avx2", torch.bfloat16): _FUSED_CPU_AVX2}
+             ("avx2", torch.bfloat16): _FUSED_CPU_Y_LUT_AVX2,
+             ("avx2", torch.float16): _FUSED_CPU_Y_LUT_AVX2}
 
 # Where the fused route is the default instead: (device type, dtype) -> the activations
 # whose fused kernel is predicted faster than PyTorch's activation plus the codes pass.
