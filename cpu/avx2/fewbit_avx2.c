@@ -166,7 +166,7 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
       for (j = 0; j < 32; j++) qs[j] = actq_fewbit_lut_code(lut, xs[j]);
       for (j = 0; j < 4; j++) q[j] = _mm256_loadu_si256((const __m256i *)(qs + 8 * j));
     }
-    if (job->y_lut) store_y32_lut(job, i, nt);
+    if (job->y && job->y_lut) store_y32_lut(job, i, nt);
     else if (job->y) store_y32(job, dt, i, x, nt);
     actq_avx2_store_pack32(job->codes + (i / 8) * b,
                            actq_avx2_pack32(actq_avx2_codes_to_bytes(q[0], q[1], q[2], q[3]), b),

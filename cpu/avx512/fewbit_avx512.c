@@ -920,7 +920,8 @@ static size_t fewbit_encode512(const actq_fewbit_job *job, size_t i0, size_t i1,
     if (nt) actq_stream_fence();
     return nan;
   }
-  codes_job.y = NULL;
+  codes_job.y = NULL; /* the codes passes (and the AVX2 kernel they call at 7-8 bits) */
+  codes_job.y_lut = NULL;
   for (c0 = i0; c0 < i1; c0 = v1) {
     /* whole vectors of 32; the last few elements of the range go to the reference */
     v1 = i1 - c0 > Y_BLOCK ? c0 + Y_BLOCK : c0 + ((i1 - c0) & ~(size_t)31);

@@ -705,12 +705,16 @@ static int act_params(int act, float p[2]) {
 }
 
 /* fewbit_encode with y and a 16-bit dtype, where the context looks y up in its table of
- * every input (cpu/y_lut.h; the AVX-512 tables): every one of the 65536 inputs, in a
- * scrambled order and then an odd tail, gets the reference's y and codes, for every
- * activation and parameter, bf16 and f16, at 2 bits (y in the codes' loop) and 5 (the
- * block passes), on 1 and 3 threads. */
+ * every input (cpu/y_lut.h; the AVX2 and AVX-512 tables): every one of the 65536 inputs,
+ * in a scrambled order and then an odd tail, gets the reference's y and codes, for every
+ * activation and parameter, bf16 and f16, at 2 bits (AVX-512: y in the codes' loop), 5
+ * (the block passes) and 8 (their codes by the AVX2 kernel and the code_lut), on 1 and 3
+ * threads. */
 Test(isa_equivalence, fewbit_y_lut_every_16bit_input, .timeout = 900) {
-  static const uint32_t widths[] = {2, 5};
+  static const uint32_t widths[] = {2, 5, 8};
+  /* the solver's coarsest grid: any valid bounds will do, and fine 8-bit solves would be
+   * most of the test's time */
+  const fewbit_options coarse = {FEWBIT_WEIGHT_NORMAL, 0.0, 1.0, 0.0, 0.0, 1024};
   static const actq_dtype dts[] = {ACTQ_BF16, ACTQ_F16};
   static const int threads[] = {1, 3};
   const size_t n = 65536 + 1037;
@@ -729,8 +733,9 @@ Test(isa_equivalence, fewbit_y_lut_every_16bit_input, .timeout = 900) {
       for (w = 0; w < sizeof widths / sizeof *widths; w++) {
         const size_t nb = actq_stream_bytes(n, widths[w]);
         fewbit_table t;
-        cr_assert_eq(fewbit_table_build((fewbit_activation)act, params[pi], widths[w], NULL, &t),
-                     ACTQ_OK);
+        cr_assert_eq(
+            fewbit_table_build((fewbit_activation)act, params[pi], widths[w], &coarse, &t),
+            ACTQ_OK);
         for (d = 0; d < 2; d++) {
           buf y_ref = buf_new(2 * n), c_ref = buf_new(nb);
           const actq_status st_ref = fewbit_encode(ref_ctx, &t, n, dts[d], x.p, y_ref.p, c_ref.p);
