@@ -875,7 +875,8 @@ static int yc_fused(const actq_fewbit_job *job, int nt) {
   }
 }
 
-/* Out of line, as y16, by activation, dtype and width (yc_fused says which; 80 loops) */
+/* Out of line, as y16, by activation, dtype and width (yc_fused says which; 80 loops),
+ * and by dtype and width where y comes from job->y_lut (8 loops) */
 static __attribute__((noinline)) size_t yc16(const actq_fewbit_job *job, const fb_search *sr,
                                              size_t i0, size_t i1, size_t range_end, int nt,
                                              int cvt) {
