@@ -54,6 +54,7 @@ static actq_cpu_isa detected_isa = ACTQ_ISA_SCALAR;
 static actq_cpu_isa selected_isa = ACTQ_ISA_SCALAR;
 static size_t llc_bytes = 0;
 static size_t stream_min_env = 0;
+static size_t y_lut_build_env = 0;
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 
 /* The size of the highest cache level cpu0 reports in sysfs (Linux; 0 elsewhere). Not
@@ -83,14 +84,22 @@ static size_t cache_bytes(void) {
   return best;
 }
 
-static void decide(void) {
-  const char *cap = getenv("ACTQ_CPU_ISA"), *smin = getenv("ACTQ_STREAM_MIN_BYTES");
-  llc_bytes = cache_bytes();
-  if (smin && *smin >= '0' && *smin <= '9') {
+/* A positive decimal count from the environment; 0 when unset or not such a number */
+static size_t env_count(const char *name) {
+  const char *s = getenv(name);
+  if (s && *s >= '0' && *s <= '9') {
     char *end;
-    const unsigned long long v = strtoull(smin, &end, 10);
-    if (*end == '\0' && v > 0 && v <= SIZE_MAX) stream_min_env = (size_t)v;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (*end == '\0' && v > 0 && v <= SIZE_MAX) return (size_t)v;
   }
+  return 0;
+}
+
+static void decide(void) {
+  const char *cap = getenv("ACTQ_CPU_ISA");
+  llc_bytes = cache_bytes();
+  stream_min_env = env_count("ACTQ_STREAM_MIN_BYTES");
+  y_lut_build_env = env_count("ACTQ_Y_LUT_BUILD_ELEMENTS");
   detected_isa = detect();
   selected_isa = detected_isa;
   if (cap) {
@@ -121,4 +130,9 @@ size_t actq_cpu_llc_bytes(void) {
 size_t actq_cpu_stream_min_env(void) {
   pthread_once(&isa_once, decide);
   return stream_min_env;
+}
+
+size_t actq_cpu_y_lut_build_env(void) {
+  pthread_once(&isa_once, decide);
+  return y_lut_build_env;
 }

@@ -14,11 +14,21 @@ struct actq_cpu_pool; /* cpu/parallel.c */
  * handful of slots, replaced in turn, serve its layers with at most 1 MiB. */
 #define ACTQ_CPU_Y_LUTS 8
 
-typedef struct actq_cpu_y_lut_slot {
-  uint16_t *t; /* NULL: the slot is free */
+typedef struct actq_cpu_y_lut_key {
   uint32_t activation, param_bits;
   int dtype;
+} actq_cpu_y_lut_key;
+
+typedef struct actq_cpu_y_lut_slot {
+  uint16_t *t; /* NULL: the slot is free */
+  actq_cpu_y_lut_key key;
 } actq_cpu_y_lut_slot;
+
+/* Elements whose y the context computed under a key that has no table yet (n = 0: free) */
+typedef struct actq_cpu_y_lut_count {
+  actq_cpu_y_lut_key key;
+  size_t n;
+} actq_cpu_y_lut_count;
 
 typedef struct actq_cpu_state {
   const actq_cpu_kernels *kernels;
@@ -30,6 +40,8 @@ typedef struct actq_cpu_state {
   size_t lut_bytes;
   actq_cpu_y_lut_slot y_luts[ACTQ_CPU_Y_LUTS];
   unsigned y_lut_next; /* the slot the next new table replaces */
+  actq_cpu_y_lut_count y_counts[ACTQ_CPU_Y_LUTS];
+  unsigned y_count_next; /* the count a new key replaces */
 } actq_cpu_state;
 
 static inline actq_cpu_state *actq_cpu(const actq_context *ctx) {

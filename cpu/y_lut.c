@@ -4,13 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fewest elements for which a call builds a table. The build runs the kernel over
- * the 65536 inputs, half of them in the activations' slow tails (|x| > 6, Inf, NaN,
- * denormals): a first bf16 call of 2^15 elements took 0.23-0.54 ms (GELU 0.53, SiLU 0.23,
- * Mish 0.42, softplus 0.54) against 7 us for the next one, on one thread of the Xeon of
- * docs/fewbit.md. Smaller calls compute y until a call of this size has built the table;
- * every later call of the context with this key, of any size, reads it. */
-#define ACTQ_Y_LUT_MIN_N ((size_t)1 << 15)
+#include "cpu/isa.h"
+
+/* When a context builds a key's table: once it has computed y for this many elements of
+ * the key, the call's own included. The build runs the kernel over the 65536 inputs,
+ * half of them in the activations' slow tails (|x| > 6, Inf, NaN, denormals): a bf16
+ * build took 0.23-0.54 ms (GELU 0.53, SiLU 0.23, Mish 0.42, softplus 0.54) on one thread
+ * of the Xeon of docs/fewbit.md, about what computing y costs for 2^20 elements (GELU
+ * 0.46 ns an element). The rule is rent-or-buy: a context never spends on a table more
+ * than it has already spent computing y under its key, a one-off small call pays
+ * nothing, and a call of 2^20 elements or more builds at once. ACTQ_Y_LUT_BUILD_ELEMENTS replaces
+ * the count (cpu/isa.h). */
+#define ACTQ_Y_LUT_BUILD_N ((size_t)1 << 20)
 
 /* Activations whose y a lookup computes faster: all but a custom table, which has no
  * forward. Even ReLU's: the AVX-512 kernels run the activations other than their 16-lane
@@ -52,26 +57,47 @@ static int y_lut_build(const actq_cpu_state *st, const actq_fewbit_job *job, uin
   return 1;
 }
 
+static int same_key(const actq_cpu_y_lut_key *a, const actq_cpu_y_lut_key *b) {
+  return a->activation == b->activation && a->param_bits == b->param_bits && a->dtype == b->dtype;
+}
+
+/* Adds n computed elements to the key's count; returns whether the count reached the
+ * build rule's (the count is then freed: the table is built) */
+static int count_reaches_build(actq_cpu_state *st, const actq_cpu_y_lut_key *key, size_t n) {
+  const size_t env = actq_cpu_y_lut_build_env(), build_n = env ? env : ACTQ_Y_LUT_BUILD_N;
+  actq_cpu_y_lut_count *c = NULL;
+  unsigned s;
+  for (s = 0; s < ACTQ_CPU_Y_LUTS && !c; s++)
+    if (st->y_counts[s].n && same_key(&st->y_counts[s].key, key)) c = &st->y_counts[s];
+  if (!c) { /* a new key takes the next count in turn */
+    c = &st->y_counts[st->y_count_next];
+    st->y_count_next = (st->y_count_next + 1) % ACTQ_CPU_Y_LUTS;
+    c->key = *key;
+    c->n = 0;
+  }
+  c->n = n < build_n - c->n ? c->n + n : build_n;
+  if (c->n < build_n) return 0;
+  c->n = 0;
+  return 1;
+}
+
 const uint16_t *actq_cpu_y_lut(actq_cpu_state *st, const actq_fewbit_job *job) {
-  const uint32_t act = job->table->activation, param = float_bits(job->table->param);
+  actq_cpu_y_lut_key key;
   actq_cpu_y_lut_slot *slot;
   unsigned s;
-  if (!job->y || job->dtype == ACTQ_F32 || !(st->kernels->fewbit_y_lut_dtypes & (1u << job->dtype)) ||
-      !y_lut_pays(act))
+  if (!job->y || !(st->kernels->fewbit_y_lut_dtypes & (1u << job->dtype)) ||
+      !y_lut_pays(job->table->activation))
     return NULL;
-  for (s = 0; s < ACTQ_CPU_Y_LUTS; s++) {
-    slot = &st->y_luts[s];
-    if (slot->t && slot->activation == act && slot->param_bits == param &&
-        slot->dtype == (int)job->dtype)
-      return slot->t;
-  }
-  if (job->n < ACTQ_Y_LUT_MIN_N) return NULL;
+  key.activation = job->table->activation;
+  key.param_bits = float_bits(job->table->param);
+  key.dtype = (int)job->dtype;
+  for (s = 0; s < ACTQ_CPU_Y_LUTS; s++)
+    if (st->y_luts[s].t && same_key(&st->y_luts[s].key, &key)) return st->y_luts[s].t;
+  if (!count_reaches_build(st, &key, job->n)) return NULL;
   slot = &st->y_luts[st->y_lut_next];
   if (!slot->t) slot->t = (uint16_t *)malloc(ACTQ_Y_LUT_ENTRIES * sizeof *slot->t);
   if (!slot->t) return NULL;
-  slot->activation = act;
-  slot->param_bits = param;
-  slot->dtype = (int)job->dtype;
+  slot->key = key;
   if (!y_lut_build(st, job, slot->t)) {
     free(slot->t);
     slot->t = NULL;
@@ -86,6 +112,7 @@ void actq_cpu_y_lut_clear(actq_cpu_state *st) {
   for (s = 0; s < ACTQ_CPU_Y_LUTS; s++) {
     free(st->y_luts[s].t);
     st->y_luts[s].t = NULL;
+    st->y_counts[s].n = 0;
   }
-  st->y_lut_next = 0;
+  st->y_lut_next = st->y_count_next = 0;
 }

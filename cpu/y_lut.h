@@ -21,8 +21,9 @@
 #define ACTQ_Y_LUT_ENTRIES (65536u + 2u)
 
 /* The table the kernels should read for this job (encode with y, a 16-bit dtype, a
- * kernel that reads one, an activation it pays for): the context's, built by this call
- * from ACTQ_Y_LUT_MIN_N elements on when it has none. NULL: the kernels compute y. */
+ * kernel that reads one, an activation it pays for): the context's, or one this call
+ * builds when the context has computed y for enough elements of its key (cpu/y_lut.c).
+ * NULL: the kernels compute y. */
 const uint16_t *actq_cpu_y_lut(actq_cpu_state *st, const actq_fewbit_job *job);
 
 /* Frees the context's tables (when it is destroyed or changes kernel table) */

@@ -25,6 +25,8 @@
 #include "src/arith/bitstream.h"
 #include "src/arith/half.h"
 #include "cpu/isa.h"
+#include "src/backend.h"
+#include "cpu/state.h"
 
 #ifdef ACTQ_TEST_EMU512
 #  include "src/arith/philox.h"
@@ -760,8 +762,9 @@ Test(isa_equivalence, fewbit_y_lut_every_16bit_input, .timeout = 900) {
 
 /* A context keeps y tables by activation, parameter and dtype, a few at a time (cpu/y_lut.h):
  * one context, calls over more such keys than it keeps, differing in one of the three at a
- * time, at lengths that build a table (40000) and that only reuse one (1000), in three
- * orders; every call's y is its own activation's, as the reference's. */
+ * time, at lengths that build a table (40000, ctest's ACTQ_Y_LUT_BUILD_ELEMENTS) and that
+ * only reuse one or add to a key's count (1000), in three orders; every call's y is its
+ * own activation's, as the reference's. */
 Test(isa_equivalence, fewbit_y_lut_follows_the_activation) {
   static const struct {
     int act;
@@ -804,4 +807,60 @@ Test(isa_equivalence, fewbit_y_lut_follows_the_activation) {
       buf_free(&c);
       buf_free(&c_ref);
     }
+}
+
+/* The tables a context holds (cpu/state.h) */
+static int y_luts_held(actq_context *ctx) {
+  const actq_cpu_state *st = actq_cpu(ctx);
+  int s, held = 0;
+  for (s = 0; s < ACTQ_CPU_Y_LUTS; s++) held += st->y_luts[s].t != NULL;
+  return held;
+}
+
+/* When a table is built (cpu/y_lut.c): once the context has computed y for
+ * ACTQ_Y_LUT_BUILD_ELEMENTS elements of its key (40000 under ctest), the building call's
+ * included; calls of other keys, and encodes without y, do not count. Every call's y and
+ * codes are the reference's, before the table and after. */
+Test(isa_equivalence, fewbit_y_lut_built_after_enough_elements) {
+  static const struct {
+    int act;
+    size_t n;
+    int with_y, held; /* the tables held after the call */
+  } steps[] = {{FEWBIT_GELU, 15000, 1, 0}, {FEWBIT_SILU, 30000, 1, 0}, {FEWBIT_GELU, 15000, 0, 0},
+               {FEWBIT_GELU, 15000, 1, 0}, {FEWBIT_GELU, 10000, 1, 1}, {FEWBIT_SILU, 10000, 1, 2},
+               {FEWBIT_TANH, 64000, 1, 3},  {FEWBIT_GELU, 1000, 1, 3}};
+  const size_t build_n = actq_cpu_y_lut_build_env();
+  const int reads = (actq_cpu(cpu_ctx)->kernels->fewbit_y_lut_dtypes >> ACTQ_BF16) & 1;
+  fewbit_table t[FEWBIT_CUSTOM];
+  size_t s;
+  if (build_n != 40000) cr_skip_test("needs ACTQ_Y_LUT_BUILD_ELEMENTS=40000 (ctest sets it)");
+  rng_state = 23;
+  actq_context_set_threads(cpu_ctx, 2);
+  cr_assert_eq(fewbit_table_build(FEWBIT_GELU, 0.0f, 2, NULL, &t[FEWBIT_GELU]), ACTQ_OK);
+  cr_assert_eq(fewbit_table_build(FEWBIT_SILU, 0.0f, 2, NULL, &t[FEWBIT_SILU]), ACTQ_OK);
+  cr_assert_eq(fewbit_table_build(FEWBIT_TANH, 0.0f, 2, NULL, &t[FEWBIT_TANH]), ACTQ_OK);
+  for (s = 0; s < sizeof steps / sizeof *steps; s++) {
+    const size_t n = steps[s].n, nb = actq_stream_bytes(n, 2);
+    const fewbit_table *tab = &t[steps[s].act];
+    buf x = buf_new(2 * n), y = buf_new(2 * n), y_ref = buf_new(2 * n), c = buf_new(nb),
+        c_ref = buf_new(nb);
+    size_t j;
+    for (j = 0; j < n; j++) {
+      const uint16_t h = actq_f32_to_bf16((rnd_unit() * 2.0f - 1.0f) * 8.0f);
+      memcpy(x.p + 2 * j, &h, 2);
+    }
+    cr_assert_eq(fewbit_encode(ref_ctx, tab, n, ACTQ_BF16, x.p, steps[s].with_y ? y_ref.p : NULL,
+                               c_ref.p),
+                 ACTQ_OK);
+    cr_assert_eq(fewbit_encode(cpu_ctx, tab, n, ACTQ_BF16, x.p, steps[s].with_y ? y.p : NULL, c.p),
+                 ACTQ_OK);
+    cr_assert(memcmp(y.raw, y_ref.raw, 2 * n + 64) == 0, "y: step %zu", s);
+    cr_assert(memcmp(c.raw, c_ref.raw, nb + 64) == 0, "codes: step %zu", s);
+    cr_assert_eq(y_luts_held(cpu_ctx), reads ? steps[s].held : 0, "tables held after step %zu", s);
+    buf_free(&x);
+    buf_free(&y);
+    buf_free(&y_ref);
+    buf_free(&c);
+    buf_free(&c_ref);
+  }
 }
