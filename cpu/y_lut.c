@@ -13,8 +13,8 @@
  * of the Xeon of docs/fewbit.md, about what computing y costs for 2^20 elements (GELU
  * 0.46 ns an element). The rule is rent-or-buy: a context never spends on a table more
  * than it has already spent computing y under its key, a one-off small call pays
- * nothing, and a call of 2^20 elements or more builds at once. ACTQ_Y_LUT_BUILD_ELEMENTS replaces
- * the count (cpu/isa.h). */
+ * nothing, and a call of 2^20 elements or more builds at once.
+ * ACTQ_Y_LUT_BUILD_ELEMENTS replaces the count (cpu/isa.h). */
 #define ACTQ_Y_LUT_BUILD_N ((size_t)1 << 20)
 
 /* Activations whose y a lookup computes faster: all but a custom table, which has no

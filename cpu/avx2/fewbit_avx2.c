@@ -124,8 +124,9 @@ static __attribute__((noinline)) void store_y32_lut(const actq_fewbit_job *job, 
   int j;
   for (j = 0; j < 2; j++) {
     const __m256i h = _mm256_loadu_si256((const __m256i *)(x + 16 * j));
-    const __m256i a = _mm256_i32gather_epi32(lut, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(h)), 2);
-    const __m256i b = _mm256_i32gather_epi32(lut, _mm256_cvtepu16_epi32(_mm256_extracti128_si256(h, 1)), 2);
+    const __m256i lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(h));
+    const __m256i hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(h, 1));
+    const __m256i a = _mm256_i32gather_epi32(lut, lo, 2), b = _mm256_i32gather_epi32(lut, hi, 2);
     /* packus works within 128-bit halves: its quadwords 0, 2, 1, 3 are in order */
     actq_avx2_store16h_nt((uint16_t *)job->y, i + 16 * (size_t)j,
                           _mm256_permute4x64_epi64(_mm256_packus_epi32(_mm256_and_si256(a, low),
@@ -166,8 +167,10 @@ INLINE size_t encode_body(const actq_fewbit_job *job, size_t i0, size_t i1, cons
       for (j = 0; j < 32; j++) qs[j] = actq_fewbit_lut_code(lut, xs[j]);
       for (j = 0; j < 4; j++) q[j] = _mm256_loadu_si256((const __m256i *)(qs + 8 * j));
     }
-    if (job->y && job->y_lut) store_y32_lut(job, i, nt);
-    else if (job->y) store_y32(job, dt, i, x, nt);
+    if (job->y) { /* y_lut only with y: the AVX-512 codes passes call with neither */
+      if (job->y_lut) store_y32_lut(job, i, nt);
+      else store_y32(job, dt, i, x, nt);
+    }
     actq_avx2_store_pack32(job->codes + (i / 8) * b,
                            actq_avx2_pack32(actq_avx2_codes_to_bytes(q[0], q[1], q[2], q[3]), b),
                            b, 4 * b, range_bytes - (i / 8) * b);
