@@ -31,8 +31,19 @@ the median per call, its min-max, and the median of the ratios. One thread by de
 actq's C++ operators follow it, the Python path's default context is set to it too).
 OMP_WAIT_POLICY=PASSIVE is set before torch loads (peers.py says why).
 
+The allocator (--malloc): PyTorch's CPU tensors come from glibc's malloc, which by default
+moves its mmap threshold with the sizes it sees and gives the top of its heap back to the
+kernel when enough is free there. A layer's fresh 4-16 MiB outputs then come back as new
+pages, a page fault for every 4 KiB, on whichever row's pattern of sizes tips the heap:
+measured on a Xeon at 2^20 float32 elements, the same GELU(bits=2) forward + backward took
+1288-1748 us by its place in the group (100-305 faults a call) and nn.GELU's 1669-2042 us.
+"settled" (default) fixes both thresholds with mallopt (mmap above 32 MiB, the heap kept),
+so no row faults after its warm-up and the order of the rows no longer matters; "glibc"
+leaves glibc's defaults.
+
   python bench/torch_overhead.py [--n 4096] [--big 65536] [--calls 2000] [--runs 5]
-         [--threads 1] [--bench-cpu build-bench/bench_cpu] [--no-layers] [--json OUT]
+         [--threads 1] [--bench-cpu build-bench/bench_cpu] [--no-layers]
+         [--malloc settled|glibc] [--json OUT]
 """
 import os
 
@@ -78,6 +89,24 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def settle_malloc():
+    """glibc's mmap and trim thresholds fixed (see --malloc); a description of what was
+    done, for the report."""
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None)
+        version = libc.gnu_get_libc_version
+        version.restype = ctypes.c_char_p
+        glibc = version().decode()
+    except (OSError, AttributeError):
+        return "the C library's defaults (not glibc)"
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    if libc.mallopt(m_mmap_threshold, 32 << 20) != 1 or \
+            libc.mallopt(m_trim_threshold, 1 << 30) != 1:
+        return "glibc %s's defaults (mallopt refused)" % glibc
+    return "glibc %s, settled: mmap above 32 MiB, heap kept" % glibc
+
+
 def bench_cpu_us(binary, n):
     """quantize/f32/b2/n<n>/t1/cpu from bench_cpu: microseconds per call (median of 5)."""
     env = dict(os.environ, ACTQ_BENCH_SIZES=str(n), ACTQ_BENCH_KERNELS="quantize",
@@ -111,8 +140,11 @@ def main():
                     help="the layers' dtypes: of float32, bfloat16, float16")
     ap.add_argument("--routes", default="torch,fused",
                     help="layer rows on each of these routes too (empty: the default only)")
+    ap.add_argument("--malloc", default="settled", choices=("settled", "glibc"),
+                    help="glibc's thresholds fixed (default) or as glibc moves them")
     ap.add_argument("--json", help="write the rows as JSON here")
     a = ap.parse_args()
+    a.malloc_note = settle_malloc() if a.malloc == "settled" else "glibc's defaults"
 
     torch.set_num_threads(a.threads)
     actq.default_context().set_threads(a.threads)
@@ -120,9 +152,9 @@ def main():
     impl = getattr(library, "IMPLEMENTATION", "Python custom operators (a tree before the "
                    "C++ ones)" if library.AVAILABLE else "direct library calls")
     gpu = "; GPU: %s" % torch.cuda.get_device_name() if a.device == "cuda" else ""
-    print("CPU: %s%s; torch %s; actq %s (%s); %d thread(s); operators: %s"
+    print("CPU: %s%s; torch %s; actq %s (%s); %d thread(s); operators: %s; malloc: %s"
           % (cpu_model(), gpu, torch.__version__, actq.__version__,
-             os.path.dirname(actq.__file__), a.threads, impl))
+             os.path.dirname(actq.__file__), a.threads, impl, a.malloc_note))
     print("per call: median over %d runs; each run times every row of a group in turn "
           "(%d calls each), the ratio is taken within the run, against the group's first "
           "row (min-max of the per-call times)" % (a.runs, a.calls))
@@ -260,7 +292,7 @@ def report(a, rows, impl):
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"cpu": cpu_model(), "torch": torch.__version__, "threads": a.threads,
-                       "device": a.device,
+                       "device": a.device, "malloc": a.malloc_note,
                        "implementation": impl, "argv": sys.argv[1:],
                        "rows": rows}, f, indent=1)
 

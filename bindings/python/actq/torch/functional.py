@@ -246,29 +246,43 @@ def check_route(route):
 
 class FewbitActivation(torch.autograd.Function):
     """spec: the table's fields (library.table_spec), plain values torch.compile keeps as
-    constants of the graph; route: "torch", "fused", or None (default_route)."""
+    constants of the graph; route: "torch", "fused", or None (default_route).
+
+    Its forward and backward call the operators themselves, not ops.fewbit_encode and
+    ops.fewbit_backward: grad mode is off here, so their detach checks have nothing to do,
+    and at 2^16 elements those two Python layers cost 3-4% of the layer's forward +
+    backward (bench/torch_overhead.py; docs/fewbit.md, "Layers")."""
 
     @staticmethod
     def forward(ctx, x, spec, route=None):
-        plain = TORCH_FORWARD.get(spec[1])
+        act = spec[1]
+        plain = TORCH_FORWARD.get(act)
         y = None
-        if plain is not None and (route or default_route(_device_type(x), x.dtype, spec[1])) == "torch":
+        if plain is not None and (route or default_route(_device_type(x), x.dtype, act)) == "torch":
             try:
                 y = plain(x, spec[2])
             except RuntimeError:  # no such kernel for this dtype and device (float16 GELU
                 pass              # on the CPU of PyTorch 1.13): the fused route then
-        if y is None:
-            codes, y = ops.fewbit_encode(spec, x)
+        if not library.AVAILABLE:
+            codes, y2 = ops.fewbit_encode(spec, x, with_y=y is None)
         else:
-            codes, _ = ops.fewbit_encode(spec, x, with_y=False)
+            try:
+                codes, y2 = torch.ops.actq.fewbit_encode.default(x, *spec, y is None)
+            except RuntimeError as e:
+                raise library.translated(e) from None
         ctx.spec = spec
         ctx.save_for_backward(codes)
-        return y
+        return y2 if y is None else y
 
     @staticmethod
     def backward(ctx, gy):
         (codes,) = ctx.saved_tensors
-        return ops.fewbit_backward(ctx.spec, codes, gy), None, None
+        if not library.AVAILABLE:
+            return ops.fewbit_backward(ctx.spec, codes, gy), None, None
+        try:
+            return torch.ops.actq.fewbit_backward.default(codes, gy, *ctx.spec), None, None
+        except RuntimeError as e:
+            raise library.translated(e) from None
 
 
 def linear(x, weight, bias, quantizer):
