@@ -5,6 +5,9 @@
 #   actq/include/actq.h, fewbit.h   for C/C++ and JAX FFI extensions (actq.get_include())
 #   actq/lib/libactq_torch.so  the PyTorch C++ operators, where PyTorch >= 2.10 was found
 #                              (bindings/torch/CMakeLists.txt)
+#   actq/lib/libactq_torch_autograd.<torch version>.so   the few-bit layers' C++ autograd,
+#                              for the PyTorch (>= 2.15) it was built against only; other
+#                              versions run the layers' Python autograd.Function
 #   actq/lib/actq-build.txt    how it was built: `python -m actq` reports it
 # The library links only the C runtime (CUDA's runtime is static), so it needs no RPATH;
 # the Python binding loads it by its full path.
@@ -25,7 +28,8 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
   "cuda_architectures ${ACTQ_WHEEL_CUDA_ARCHITECTURES}\n"
   "compiler ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION}\n"
   "build_type ${CMAKE_BUILD_TYPE}\n"
-  "torch_ops ${ACTQ_TORCH_STATUS}\n")
+  "torch_ops ${ACTQ_TORCH_STATUS}\n"
+  "torch_autograd ${ACTQ_TORCH_AUTOGRAD_STATUS}\n")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
   DESTINATION actq/lib COMPONENT actq_wheel)
 
@@ -34,4 +38,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/actq-build.txt
 add_custom_target(actq_wheel ALL DEPENDS actq)
 if(TARGET actq_torch)
   add_dependencies(actq_wheel actq_torch)
+endif()
+if(TARGET actq_torch_autograd)
+  add_dependencies(actq_wheel actq_torch_autograd)
 endif()

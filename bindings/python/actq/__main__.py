@@ -91,6 +91,9 @@ def _torch_lines():
         lines.append("torch operators: actq.torch does not import (%s)" % e)
     else:
         lines.append("torch operators: %s" % library.IMPLEMENTATION)
+        lines.append("few-bit layers' autograd: %s" % (
+            "C++ (%s)" % library.AUTOGRAD_PATH if library.AUTOGRAD_PATH
+            else "Python autograd.Function (no C++ one: %s)" % library.AUTOGRAD_REASON))
     if not torch.cuda.is_available():
         lines.append("torch CUDA: no device" + (" (torch built with CUDA %s)" % torch.version.cuda
                                                 if torch.version.cuda else " (CPU-only torch)"))
@@ -116,6 +119,8 @@ def main():
         print("built: %s, %s" % (facts.get("compiler", "?"), facts.get("build_type", "?")))
         if "torch_ops" in facts:
             print("built with the PyTorch C++ operators: %s" % facts["torch_ops"])
+        if "torch_autograd" in facts:
+            print("built with the few-bit layers' C++ autograd: %s" % facts["torch_autograd"])
     print("ACTQ_LIBRARY: %s" % os.environ.get("ACTQ_LIBRARY", "(unset)"))
     if os.environ.get("ACTQ_CPU_ISA"):
         print("ACTQ_CPU_ISA: %s (caps the CPU path)" % os.environ["ACTQ_CPU_ISA"])

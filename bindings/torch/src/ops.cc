@@ -15,6 +15,7 @@
 
 #include "actq.h"
 #include "bindings/torch/src/rules.h"
+#include "bindings/torch/src/tables.h"
 #include "bindings/torch/src/tensors.h"
 #include "fewbit.h"
 
@@ -107,20 +108,9 @@ void check_quantized(const Tensor &packed, const Tensor &gmin, const Tensor &gsc
 
 fewbit_table table_of(int64_t bits, int64_t activation, double param,
                       const vector<double> &bounds, const vector<double> &levels) {
-  rules::bits("bits", bits);
-  if (bounds.size() != (size_t(1) << bits) - 1 || levels.size() != size_t(1) << bits)
-    fail("ValueError", "a ", bits, "-bit table has ", (int64_t(1) << bits) - 1, " bounds and ",
-         int64_t(1) << bits, " levels, got ", bounds.size(), " and ", levels.size());
-  fewbit_table t{};
-  t.bits = static_cast<uint32_t>(bits);
-  t.activation = static_cast<uint32_t>(activation);
-  t.param = static_cast<float>(param);
-  for (size_t i = 0; i < bounds.size(); i++) t.bounds[i] = static_cast<float>(bounds[i]);
-  for (size_t i = 0; i < levels.size(); i++) t.levels[i] = static_cast<float>(levels[i]);
-  return t;
+  return actq_torch::table_of(bits, activation, param, bounds.data(), bounds.size(),
+                              levels.data(), levels.size());
 }
-
-int64_t packed_bytes_1row(int64_t bits, int64_t n) { return (n * (bits > 0 ? bits : 0) + 7) / 8; }
 
 // ---- the operators --------------------------------------------------------------------
 

@@ -285,6 +285,28 @@ class FewbitActivation(torch.autograd.Function):
             raise library.translated(e) from None
 
 
+# torch.compiler.is_compiling: True while dynamo traces (PyTorch >= 2.3), where the layers
+# take the autograd.Function, which it traces, and not the C++ operator, which has no fake.
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+
+
+def fewbit_apply(x, spec, route=None):
+    """f(x) saving a code per element: the few-bit layers' one entry. Eager calls on CPU
+    tensors take the C++ operator with its autograd node (torch.ops.actq.fewbit_activation,
+    where library.AUTOGRAD_PATH loaded it), which leaves out the Python of an
+    autograd.Function and of two operator calls; everything else, FewbitActivation. Both
+    give the same bytes."""
+    if library.AUTOGRAD_PATH and x.is_cpu and not _is_compiling():
+        act = spec[1]
+        fused = act not in TORCH_FORWARD or \
+            (route or default_route("cpu", x.dtype, act)) == "fused"
+        try:
+            return torch.ops.actq.fewbit_activation.default(x, *spec, fused)
+        except RuntimeError as e:
+            raise library.translated(e) from None
+    return FewbitActivation.apply(x, spec, route)
+
+
 def linear(x, weight, bias, quantizer):
     return CompressedLinear.apply(x, weight, bias, quantizer.compress(x))
 
@@ -552,9 +574,9 @@ def fewbit_activation(x, activation, bits=2, param=0.0, route=None):
     """f(x) saving a `bits`-bit code per element; activation: a name ("gelu"), an
     Activation, or a FewbitTable; route: how y is computed (ROUTES)."""
     check_route(route)
-    return FewbitActivation.apply(x, table_spec(activation, bits, param), route)
+    return fewbit_apply(x, table_spec(activation, bits, param), route)
 
 
 def relu(x):
     """ReLU saving a 1-bit mask (the exact 1-bit table: levels 0 and 1, border 0)."""
-    return FewbitActivation.apply(x, table_spec("relu", 1))
+    return fewbit_apply(x, table_spec("relu", 1))

@@ -25,6 +25,16 @@ A C++ operator raises RuntimeError (the stable ABI's only exception) with a tag 
 exception the Python binding raises for the same fault; the package's entry points turn
 it back into that exception (translated()).
 
+The few-bit layers' forward and backward have one more C++ operator,
+torch.ops.actq.fewbit_activation, with its autograd node in C++ (bindings/torch/src/
+autograd.cc): PyTorch's full C++ API, so its library (libactq_torch_autograd.<PyTorch
+version>.so, beside the first) loads only into the PyTorch it was built against.
+AUTOGRAD_PATH says where it was loaded from, AUTOGRAD_REASON why not;
+ACTQ_TORCH_AUTOGRAD=0 leaves it unloaded, and the layers then run their Python
+autograd.Function (functional.FewbitActivation), as they do in compiled graphs and on CUDA.
+The operator is for eager calls: it has no fake implementation, and compiled code traces
+the autograd.Function instead.
+
 IMPLEMENTATION says which serves the calls, and why not the faster one. On PyTorch
 without torch.library.custom_op, AVAILABLE is False and REASON says why; actq.torch.ops
 then calls the library directly (actq/torch/kernels.py). ACTQ_TORCH_OPS=0 in the
@@ -83,6 +93,30 @@ def _load_cpp():
     return path, None
 
 
+def autograd_library_path():
+    """Where the few-bit layers' C++ autograd library for this PyTorch is looked for."""
+    return os.path.join(os.path.dirname(CPP_PATH or cpp_library_path()),
+                        "libactq_torch_autograd.%s.so" % torch.__version__)
+
+
+def _load_autograd():
+    """(path, None) once torch.ops.actq.fewbit_activation is registered, (None, why) when
+    it is not."""
+    if not CPP_PATH:
+        return None, "no C++ operators"
+    if os.environ.get("ACTQ_TORCH_AUTOGRAD", "1") == "0":
+        return None, "ACTQ_TORCH_AUTOGRAD=0 is set"
+    path = autograd_library_path()
+    if not os.path.isfile(path):
+        return None, ("no %s (built against this PyTorch only, from 2.15 on: docs/python.md)"
+                      % path)
+    try:
+        torch.ops.load_library(path)
+    except (OSError, RuntimeError) as e:
+        return None, "%s does not load: %s" % (path, e)
+    return path, None
+
+
 CPP_PATH = None
 if os.environ.get("ACTQ_TORCH_OPS", "1") == "0":
     AVAILABLE, REASON = False, "ACTQ_TORCH_OPS=0 is set"
@@ -94,6 +128,8 @@ elif _custom_op is None or not hasattr(torch.library, "register_fake"):
 else:
     AVAILABLE, REASON = True, None
     CPP_PATH, CPP_REASON = _load_cpp()
+
+AUTOGRAD_PATH, AUTOGRAD_REASON = _load_autograd()
 
 if CPP_PATH:
     IMPLEMENTATION = "C++ operators (%s)" % CPP_PATH

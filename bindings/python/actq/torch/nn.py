@@ -103,7 +103,7 @@ class FewbitActivation(nn.Module):
 
     def forward(self, x):
         if _active(self):
-            return AF.FewbitActivation.apply(x, self.spec, self.route)
+            return AF.fewbit_apply(x, self.spec, self.route)
         return AF.TORCH_FORWARD[self.table.activation](x, self.param)
 
     def extra_repr(self):
