@@ -34,12 +34,14 @@ OMP_WAIT_POLICY=PASSIVE is set before torch loads (peers.py says why).
 The allocator (--malloc): PyTorch's CPU tensors come from glibc's malloc, which by default
 moves its mmap threshold with the sizes it sees and gives the top of its heap back to the
 kernel when enough is free there. A layer's fresh 4-16 MiB outputs then come back as new
-pages, a page fault for every 4 KiB, on whichever row's pattern of sizes tips the heap:
-measured on a Xeon at 2^20 float32 elements, the same GELU(bits=2) forward + backward took
-1288-1748 us by its place in the group (100-305 faults a call) and nn.GELU's 1669-2042 us.
-"settled" (default) fixes both thresholds with mallopt (mmap above 32 MiB, the heap kept),
-so no row faults after its warm-up and the order of the rows no longer matters; "glibc"
-leaves glibc's defaults.
+pages, a page fault for every 4 KiB, on whichever row's pattern of sizes tips the heap.
+Measured on a Xeon with glibc's defaults (bench/results/torch/
+overhead-xeon-2026-12-05-malloc-glibc.txt), the same fused GELU(bits=2) forward + backward
+at 2^22 float32 elements took 7121 us as its group's second row and 5959 us as the third,
+and nn.GELU's forward at 2^20 545 us, against 371-391 us in the settled runs of the same
+hour (-autograd-cpp-*.txt). "settled" (default) fixes both thresholds with mallopt (mmap
+above 32 MiB, the heap kept), so no row faults after its warm-up and the order of the rows
+no longer matters; "glibc" leaves glibc's defaults.
 
   python bench/torch_overhead.py [--n 4096] [--big 65536] [--calls 2000] [--runs 5]
          [--threads 1] [--bench-cpu build-bench/bench_cpu] [--no-layers]
@@ -87,6 +89,16 @@ def cpu_model():
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def layer_autograd():
+    """Which autograd the few-bit layers run on the CPU: the C++ node of
+    torch.ops.actq.fewbit_activation, or the Python autograd.Function (a tree before the
+    C++ one, or ACTQ_TORCH_AUTOGRAD=0)."""
+    if getattr(library, "AUTOGRAD_PATH", None):
+        return "C++ (torch.ops.actq.fewbit_activation)"
+    return "Python autograd.Function (%s)" % getattr(library, "AUTOGRAD_REASON",
+                                                     "a tree before the C++ one")
 
 
 def settle_malloc():
@@ -152,9 +164,11 @@ def main():
     impl = getattr(library, "IMPLEMENTATION", "Python custom operators (a tree before the "
                    "C++ ones)" if library.AVAILABLE else "direct library calls")
     gpu = "; GPU: %s" % torch.cuda.get_device_name() if a.device == "cuda" else ""
-    print("CPU: %s%s; torch %s; actq %s (%s); %d thread(s); operators: %s; malloc: %s"
-          % (cpu_model(), gpu, torch.__version__, actq.__version__,
-             os.path.dirname(actq.__file__), a.threads, impl, a.malloc_note))
+    autograd = layer_autograd()
+    print("CPU: %s%s; torch %s; actq %s (%s); %d thread(s); operators: %s; layers' autograd: "
+          "%s; malloc: %s" % (cpu_model(), gpu, torch.__version__, actq.__version__,
+                              os.path.dirname(actq.__file__), a.threads, impl, autograd,
+                              a.malloc_note))
     print("per call: median over %d runs; each run times every row of a group in turn "
           "(%d calls each), the ratio is taken within the run, against the group's first "
           "row (min-max of the per-call times)" % (a.runs, a.calls))
@@ -293,6 +307,7 @@ def report(a, rows, impl):
         with open(a.json, "w") as f:
             json.dump({"cpu": cpu_model(), "torch": torch.__version__, "threads": a.threads,
                        "device": a.device, "malloc": a.malloc_note,
+                       "layer_autograd": layer_autograd(),
                        "implementation": impl, "argv": sys.argv[1:],
                        "rows": rows}, f, indent=1)
 
