@@ -23,7 +23,11 @@
 // and dequantize, ACTQ_BENCH_COLS=64 their row length (rows = n / cols; n must be a multiple,
 // default one row of n): both go into the context of the JSON output, the names stay.
 // ACTQ_BENCH_ACT=3 the few-bit kernels' activation as a fewbit_activation value (default 1,
-// GELU; 3 is SiLU).
+// GELU; 3 is SiLU). ACTQ_BENCH_OFFSET=16: every buffer starts that many bytes past a 64-byte
+// boundary (default 0). Buffers are 64-byte aligned by default because PyTorch's and JAX's
+// tensors are (c10's CPU allocator aligns to 64); a std::vector as large as these comes from
+// mmap at 16 bytes past a page, where every 64-byte load of a 16-lane kernel straddles two
+// cache lines (quantize nearest f32 at 2 bits: 20% slower at 16 than at 0, docs/bench-cpu.md).
 #include <actq.h>
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
@@ -34,6 +38,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
@@ -57,15 +62,46 @@ size_t groups_for(size_t n) {
 
 actq_context *g_cpu = nullptr, *g_ref = nullptr;
 
+// Bytes past a 64-byte boundary at which every buffer starts (ACTQ_BENCH_OFFSET).
+size_t buffer_offset() {
+  static const size_t off = [] {
+    const char *v = std::getenv("ACTQ_BENCH_OFFSET");
+    return v && *v ? (size_t)std::strtoul(v, nullptr, 10) % 64 : (size_t)0;
+  }();
+  return off;
+}
+
+// The buffers' allocator: 64-byte aligned storage, handed out buffer_offset() bytes in.
+template <class T>
+struct Aligned {
+  using value_type = T;
+  Aligned() = default;
+  template <class U>
+  Aligned(const Aligned<U> &) {}
+  T *allocate(size_t n) {
+    const size_t bytes = (n * sizeof(T) + 64 + 63) / 64 * 64;
+    void *p = std::aligned_alloc(64, bytes);
+    if (!p) throw std::bad_alloc();
+    return (T *)((uint8_t *)p + buffer_offset());
+  }
+  void deallocate(T *p, size_t) { std::free((uint8_t *)p - buffer_offset()); }
+  template <class U>
+  bool operator==(const Aligned<U> &) const { return true; }
+  template <class U>
+  bool operator!=(const Aligned<U> &) const { return false; }
+};
+template <class T>
+using buffer = std::vector<T, Aligned<T>>;
+
 struct Data {  // inputs of one size, made once and shared by all benchmarks of that size
   size_t n = 0;
-  std::vector<float> x_f32;
-  std::vector<uint16_t> x_bf16, x_f16;
-  std::map<uint32_t, std::vector<uint8_t>> packed;  // by width, quantized from x_f32
-  std::vector<float> gmin, gscale;
-  std::vector<uint8_t> codes;
-  std::vector<uint8_t> out;  // scratch output, large enough for any kernel
-  std::vector<uint8_t> out2; // a second output (the codes of fewbit_encode_y)
+  buffer<float> x_f32;
+  buffer<uint16_t> x_bf16, x_f16;
+  std::map<uint32_t, buffer<uint8_t>> packed;  // by width, quantized from x_f32
+  buffer<float> gmin, gscale;
+  buffer<uint8_t> codes;
+  buffer<uint8_t> out;  // scratch output, large enough for any kernel
+  buffer<uint8_t> out2; // a second output (the codes of fewbit_encode_y)
 };
 std::unique_ptr<Data> g_data;
 
@@ -123,13 +159,13 @@ actq_layout layout_for(size_t n, uint32_t bits) {
   return l;
 }
 
-const std::vector<uint8_t> &packed_for(Data &d, uint32_t bits) {
+const buffer<uint8_t> &packed_for(Data &d, uint32_t bits) {
   auto it = d.packed.find(bits);
   if (it != d.packed.end()) return it->second;
   actq_layout l = layout_for(d.n, bits);
   size_t pb = 0;
   actq_layout_sizes(&l, &pb, nullptr);
-  std::vector<uint8_t> p(pb);
+  buffer<uint8_t> p(pb);
   actq_context_set_threads(g_cpu, 0);
   actq_quantize(g_cpu, &l, ACTQ_F32, d.x_f32.data(), ACTQ_ROUND_STOCHASTIC, 1, 0, p.data(),
                 d.gmin.data(), d.gscale.data());
@@ -179,10 +215,10 @@ void run_case(benchmark::State &st, Case c) {
   const void *x = c.dtype == ACTQ_F32    ? (const void *)d.x_f32.data()
                   : c.dtype == ACTQ_BF16 ? (const void *)d.x_bf16.data()
                                          : (const void *)d.x_f16.data();
-  const std::vector<uint8_t> *packed = nullptr;
+  const buffer<uint8_t> *packed = nullptr;
   if (c.kernel == kDequantize || c.kernel == kUnpack) packed = &packed_for(d, c.bits);
   const fewbit_table *table = c.kernel >= kFewEncode ? &gelu_table(c.bits) : nullptr;
-  std::vector<uint8_t> fcodes;  // the codes fewbit_backward reads
+  buffer<uint8_t> fcodes;  // the codes fewbit_backward reads
   if (c.kernel == kFewBackward) {
     fcodes.resize(pb + 8);
     fewbit_encode(g_cpu, table, c.n, c.dtype, x, nullptr, fcodes.data());
@@ -202,7 +238,7 @@ void run_case(benchmark::State &st, Case c) {
   if (c.impl == kCpu) actq_context_set_threads(g_cpu, c.threads);
   actq_layout l = layout_for(c.n, c.bits);
   // pack must see valid codes: mask them for this width once (kept in a copy)
-  std::vector<uint8_t> codes;
+  buffer<uint8_t> codes;
   if (c.kernel == kPack) {
     codes = d.codes;
     for (auto &v : codes) v &= (uint8_t)((1u << c.bits) - 1u);
@@ -317,6 +353,7 @@ int main(int argc, char **argv) {
   if (const char *v = std::getenv("ACTQ_BENCH_GROUP")) g_group = (uint32_t)std::strtoul(v, nullptr, 10);
   if (const char *v = std::getenv("ACTQ_BENCH_COLS")) g_cols = std::strtoull(v, nullptr, 10);
   benchmark::AddCustomContext("group_size", std::to_string(g_group));
+  benchmark::AddCustomContext("buffer_offset", std::to_string(buffer_offset()));
   benchmark::AddCustomContext("cols", g_cols ? std::to_string(g_cols) : "n");
   // 1 MiB f32 (L2-resident) .. 256 MiB f32
   std::vector<size_t> sizes =
