@@ -27,7 +27,7 @@
 // boundary (default 0). Buffers are 64-byte aligned by default because PyTorch's and JAX's
 // tensors are (c10's CPU allocator aligns to 64); a std::vector as large as these comes from
 // mmap at 16 bytes past a page, where every 64-byte load of a 16-lane kernel straddles two
-// cache lines (quantize nearest f32 at 2 bits: 20% slower at 16 than at 0, docs/bench-cpu.md).
+// cache lines (NumPy's large arrays sit there too: ACTQ_BENCH_OFFSET=16 measures that case).
 #include <actq.h>
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
