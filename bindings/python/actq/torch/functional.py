@@ -245,13 +245,15 @@ def check_route(route):
 
 
 class FewbitActivation(torch.autograd.Function):
-    """spec: the table's fields (library.table_spec), plain values torch.compile keeps as
-    constants of the graph; route: "torch", "fused", or None (default_route).
+    """The few-bit layers' autograd in Python: what compiled code traces, and what runs on
+    CUDA and wherever the C++ operator of fewbit_apply is not loaded. spec: the table's
+    fields (library.table_spec), plain values torch.compile keeps as constants of the
+    graph; route: "torch", "fused", or None (default_route).
 
     Its forward and backward call the operators themselves, not ops.fewbit_encode and
     ops.fewbit_backward: grad mode is off here, so their detach checks have nothing to do,
     and at 2^16 elements those two Python layers cost 3-4% of the layer's forward +
-    backward (bench/torch_overhead.py; docs/fewbit.md, "Layers")."""
+    backward (docs/fewbit.md, "The layers' autograd in C++")."""
 
     @staticmethod
     def forward(ctx, x, spec, route=None):
