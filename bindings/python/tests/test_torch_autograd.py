@@ -100,6 +100,13 @@ def test_the_layers_take_it_on_the_cpu():
         assert y.grad_fn.name() == "FewbitActivationCppBackward"
     y = AF.FewbitActivation.apply(x, library.table_spec(actq.cached_table("gelu", 2)))
     assert y.grad_fn.name() == "FewbitActivationBackward"  # the Python function's
+    # a FakeTensor has no data for the C++ operator: it gets the Python function, whose
+    # operators have fakes, as other tracing tensors do
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        xf = torch.randn(64, requires_grad=True)
+        y = at.nn.GELU()(xf)
+        assert y.shape == xf.shape and y.grad_fn.name() == "FewbitActivationBackward"
 
 
 @needs_cpp

@@ -290,15 +290,18 @@ class FewbitActivation(torch.autograd.Function):
 # torch.compiler.is_compiling: True while dynamo traces (PyTorch >= 2.3), where the layers
 # take the autograd.Function, which it traces, and not the C++ operator, which has no fake.
 _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+# The tensors the C++ operator takes: plain ones. Subclasses (FakeTensor under a
+# FakeTensorMode, other tracing tensors) have no data to read, and take the function.
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
 def fewbit_apply(x, spec, route=None):
-    """f(x) saving a code per element: the few-bit layers' one entry. Eager calls on CPU
-    tensors take the C++ operator with its autograd node (torch.ops.actq.fewbit_activation,
+    """f(x) saving a code per element: the few-bit layers' one entry. Eager calls on plain
+    CPU tensors take the C++ operator with its autograd node (torch.ops.actq.fewbit_activation,
     where library.AUTOGRAD_PATH loaded it), which leaves out the Python of an
     autograd.Function and of two operator calls; everything else, FewbitActivation. Both
     give the same bytes."""
-    if library.AUTOGRAD_PATH and x.is_cpu and not _is_compiling():
+    if library.AUTOGRAD_PATH and type(x) in _PLAIN and x.is_cpu and not _is_compiling():
         act = spec[1]
         fused = act not in TORCH_FORWARD or \
             (route or default_route("cpu", x.dtype, act)) == "fused"
