@@ -117,9 +117,7 @@ struct FewbitActivationBackward : public torch::autograd::Node {
     if (!grads[0].defined() || !should_compute_output(0)) return {Tensor()};
     const Tensor g = grads[0].contiguous();
     const actq_dtype d = actq_dtype_of(g, "grad_out");
-    if (c.numel() < packed_bytes_1row(table.bits, g.numel()))
-      fail("ValueError", "codes has ", c.numel(), " bytes, grad_out's ", g.numel(),
-           " elements need ", packed_bytes_1row(table.bits, g.numel()));
+    check_codes(c.numel(), table.bits, g.numel());
     Tensor gi = at::empty_like(g, at::MemoryFormat::Contiguous);
     CpuContext ctx;
     check("fewbit_backward", fewbit_backward(ctx.get(), &table, static_cast<size_t>(g.numel()),

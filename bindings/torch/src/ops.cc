@@ -210,16 +210,13 @@ Tensor fewbit_backward(Tensor codes_in, Tensor grad_out, int64_t bits, int64_t a
   const actq_dtype d = actq_dtype_of(grad_out, "grad_out");
   const Tensor g = dense(grad_out);
   const Device dev = device_of(g);
-  const int64_t need = packed_bytes_1row(bits, g.numel());
   const Device cdev = device_of(codes_in);
   const int32_t cdt = dtype_of(codes_in);
   if (cdt != codes().u8) fail("TypeError", "codes must be a torch.uint8 tensor, got ", dtype_name(cdt));
   if (cdev != dev)
     fail("ValueError", "codes must be on grad_out's device (", device_name(dev), "), got ",
          device_name(cdev));
-  rules::at_least("codes", codes_in.numel(), need, "bytes",
-                  "grad_out's " + std::to_string(g.numel()) + " elements at " +
-                      std::to_string(bits) + " bits");
+  check_codes(codes_in.numel(), bits, g.numel());
   const Tensor c = dense(codes_in);
   std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
   Tensor gi = empty(shape, code_of(d), dev);

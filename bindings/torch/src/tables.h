@@ -1,12 +1,13 @@
 // tables.h - a few-bit table as the operators receive it (bits, activation, param, bounds,
 // levels: the fields library.table_spec gives) made into libactq's struct, with the
-// Python binding's checks and words; and the packed length of n codes. Shared by the
+// Python binding's checks and words; the packed length of n codes, and its check. Shared by the
 // stable-ABI operators (ops.cc) and the C++ autograd layer (autograd.cc).
 #ifndef ACTQ_TORCH_TABLES_H
 #define ACTQ_TORCH_TABLES_H
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "bindings/torch/src/errors.h"
 #include "bindings/torch/src/rules.h"
@@ -33,6 +34,16 @@ inline fewbit_table table_of(int64_t bits, int64_t activation, double param,
 // Bytes of n codes of `bits` bits in one packed row.
 inline int64_t packed_bytes_1row(int64_t bits, int64_t n) {
   return (n * (bits > 0 ? bits : 0) + 7) / 8;
+}
+
+// codes of `have` bytes hold the codes of n elements at `bits` bits; the message is built
+// only on a refusal (a call's hot path makes no string).
+inline void check_codes(int64_t have, int64_t bits, int64_t n) {
+  const int64_t need = packed_bytes_1row(bits, n);
+  if (have < need)
+    rules::at_least("codes", have, need, "bytes",
+                    "grad_out's " + std::to_string(n) + " elements at " + std::to_string(bits) +
+                        " bits");
 }
 
 }  // namespace actq_torch
