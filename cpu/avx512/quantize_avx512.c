@@ -9,6 +9,7 @@
 #include "cpu/avx512/avx512.h"
 #include "cpu/avx2/meta_avx2.h"
 #include "cpu/avx512/bits_tables_avx512.h"
+#include "cpu/avx512/philox_avx512.h"
 #include "cpu/prefetch.h"
 #include "cpu/quantize_groups.h"
 
@@ -83,15 +84,14 @@ INLINE __m512 quot16(__m512 num, const vec_meta *vm, int rcp) {
 
 /* Codes of 16 elements, as actq_code_stochastic / actq_code_nearest (see codes8 in
  * quantize_avx2.c for why only the stochastic upper clamp is needed): floor(t + u) is the
- * truncating conversion, rint(t) the conversion with embedded round-to-nearest-even. */
+ * truncating conversion, rint(t) the conversion with embedded round-to-nearest-even.
+ * r16: the elements' 16-bit noise, one per dword (stochastic only). */
 INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stochastic,
-                       const uint16_t *noise) {
+                       __m512i r16) {
   __m512 t = quot16(_mm512_sub_ps(wide ? _mm512_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
   __m512i q;
   if (stochastic) {
-    __m512 r = _mm512_cvtepi32_ps(
-        _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)noise)));
-    __m512 u = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 65536.0f),
+    __m512 u = _mm512_fmadd_ps(_mm512_cvtepi32_ps(r16), _mm512_set1_ps(1.0f / 65536.0f),
                                _mm512_set1_ps(1.0f / 131072.0f));
     q = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_add_ps(t, u)), vm->levels);
   } else {
@@ -124,59 +124,233 @@ INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, uint32_
   _mm512_mask_storeu_epi8(out, nunits * b >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (nunits * b)) - 1), v);
 }
 
+/* Round `round`'s key words, broadcast from memory at each use: an embedded broadcast
+ * operand of the xor. The keys are too many to stay in registers beside the codes'
+ * constants, and vectors of them set up per call, spilled and reloaded, cost more than the
+ * generator for a group of 64 elements. The empty asm hides the pointer's value, so the
+ * compiler cannot hoist the broadcasts out of the loop. */
+#define KEY(nk, i) _mm512_set1_epi32((int)(nk)->rk[i])
+
+/* The noise of the 128 elements from element 8 * blocks[0]: two generators interleaved,
+ * so that each round's multiplies overlap the other's latency. */
+INLINE void noise_philox(const actq_noise_keys *nk, __m512i blocks, __m512i r[8]) {
+  const __m512i t0 = _mm512_set1_epi32((int)nk->t[0]), t1 = _mm512_set1_epi32((int)nk->t[1]),
+                t2 = _mm512_set1_epi32((int)nk->t[2]);
+  philox8 a = philox8_after_round0(blocks, t0, t1, t2);
+  philox8 b = philox8_after_round0(_mm512_add_epi64(blocks, _mm512_set1_epi64(8)), t0, t1, t2);
+  int round;
+  for (round = 1; round < 10; round++) {
+    philox8_round(&a, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
+    philox8_round(&b, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
+  }
+  philox8_noise64(&a, r);
+  philox8_noise64(&b, r + 4);
+}
+
+/* The noise of 64 elements from the buffer (noise[j]: element j), or none (nearest). */
+INLINE void noise64(int stochastic, const uint16_t *noise, __m512i r[4]) {
+  size_t j;
+  for (j = 0; j < 4; j++)
+    r[j] = stochastic ? _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(noise + 16 * j)))
+                      : _mm512_setzero_si512();
+}
+
+/* The codes of the 128 elements from e, whose noise is r, and, with `gen`, the noise of
+ * the 128 elements of blocks `blocks` into rn: one step of the generator running a step
+ * ahead of the codes. The generator is 10 rounds of dependent multiplies, swaps and xors;
+ * its rounds alternate here with the codes of one vector each, so that the scheduler
+ * always holds codes micro-ops ready to issue beside the chain's waiting ones. With the
+ * whole generator first, its waiting micro-ops filled the scheduler (in L2, 5-7% slower
+ * than the generator into a buffer before the loop). */
+INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
+                    const vec_meta *vm, const __m512i r[8], const actq_noise_keys *vk, int gen,
+                    __m512i blocks, __m512i rn[8], uint32_t bits, uint8_t *out, size_t x_end,
+                    size_t ahead) {
+  const __m512 z = _mm512_setzero_ps();
+  const size_t es = actq_dtype_size(dt);
+  philox8 a, b;
+  __m512i q[8];
+  int v;
+  if (gen) {
+    const __m512i t0 = _mm512_set1_epi32((int)vk->t[0]), t1 = _mm512_set1_epi32((int)vk->t[1]),
+                  t2 = _mm512_set1_epi32((int)vk->t[2]);
+    __asm__("" : "+r"(vk));
+    a = philox8_after_round0(blocks, t0, t1, t2);
+    b = philox8_after_round0(_mm512_add_epi64(blocks, _mm512_set1_epi64(8)), t0, t1, t2);
+  }
+  for (v = 0; v < 8; v++) {
+    /* the step's 128 * es bytes asked for ahead a line at a time beside the vectors: 8
+     * prefetches at once stalled the core on the fill buffers from memory */
+    if (16 * v * es % 64 == 0)
+      actq_prefetch_ahead(x, (e + 16 * v) * es, 64, x_end * es, ahead);
+    if (gen) {
+      philox8_round(&a, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
+      philox8_round(&b, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
+    }
+    q[v] = codes16(load16(x, dt, e + 16 * v, 0xffff, z), vm, wide, rcp, 1, r[v]);
+  }
+  pack64_store(q[0], q[1], q[2], q[3], bits, 8, out);
+  pack64_store(q[4], q[5], q[6], q[7], bits, 8, out + 8 * bits);
+  if (gen) {
+    philox8_round(&a, KEY(vk, 18), KEY(vk, 19));
+    philox8_round(&b, KEY(vk, 18), KEY(vk, 19));
+    philox8_noise64(&a, rn);
+    philox8_noise64(&b, rn + 4);
+  }
+}
+
+/* Codes of the 1 to 15 units (`left`) from element e whose noise is r (the noise of the
+ * 128 elements from e; the buffer's when r is NULL and stochastic): a whole vector of 4
+ * if 8 or more, then the rest with lanes past them computed, not stored. */
+INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, int rcp,
+                       size_t e, size_t left, const vec_meta *vm, const uint16_t *noise,
+                       __m512i *r, uint32_t bits, uint8_t *out) {
+  const __m512 z = _mm512_setzero_ps();
+  __m512i n[4], q[4];
+  size_t j;
+  if (left >= 8) {
+    if (!r) noise64(stochastic, noise, n);
+    for (j = 0; j < 4; j++)
+      q[j] = codes16(load16(x, dt, e + 16 * j, 0xffff, z), vm, wide, rcp, stochastic,
+                     r ? r[j] : n[j]);
+    pack64_store(q[0], q[1], q[2], q[3], bits, 8, out);
+    e += 64;
+    left -= 8;
+    out += 8 * bits;
+    if (r) r += 4;
+    else noise += 64;
+  }
+  if (!left) return;
+  if (!r) noise64(stochastic, noise, n);
+  for (j = 0; j < 4; j++) {
+    const size_t have = left * 8 > 16 * j ? left * 8 - 16 * j : 0; /* elements in vector j */
+    const __mmask16 m = have >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << have) - 1u);
+    /* a vector past the units is not loaded: a load with no lane (fault suppressed)
+     * still waits for its line on some cores */
+    q[j] = have ? codes16(load16(x, dt, e + 16 * j, m, z), vm, wide, rcp, stochastic,
+                          r ? r[j] : n[j])
+                : _mm512_setzero_si512();
+  }
+  pack64_store(q[0], q[1], q[2], q[3], bits, left, out);
+}
+
+/* Codes of `units` units from element i, the noise from the buffer `noise` (stochastic) or
+ * none (nearest). */
 INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                     size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
                     uint8_t *out, size_t x_end, size_t ahead) {
   const __m512 z = _mm512_setzero_ps();
   const size_t es = actq_dtype_size(dt);
-  size_t u, j;
+  __m512i r[4];
+  size_t u;
   for (u = 0; u + 8 <= units; u += 8) {
     const size_t e = i + 8 * u;
-    const uint16_t *nz = noise + 8 * u;
     actq_prefetch_ahead(x, e * es, 64 * es, x_end * es, ahead);
-    pack64_store(codes16(load16(x, dt, e, 0xffff, z), vm, wide, rcp, stochastic, nz),
-                 codes16(load16(x, dt, e + 16, 0xffff, z), vm, wide, rcp, stochastic, nz + 16),
-                 codes16(load16(x, dt, e + 32, 0xffff, z), vm, wide, rcp, stochastic, nz + 32),
-                 codes16(load16(x, dt, e + 48, 0xffff, z), vm, wide, rcp, stochastic, nz + 48),
+    noise64(stochastic, noise + 8 * u, r);
+    pack64_store(codes16(load16(x, dt, e, 0xffff, z), vm, wide, rcp, stochastic, r[0]),
+                 codes16(load16(x, dt, e + 16, 0xffff, z), vm, wide, rcp, stochastic, r[1]),
+                 codes16(load16(x, dt, e + 32, 0xffff, z), vm, wide, rcp, stochastic, r[2]),
+                 codes16(load16(x, dt, e + 48, 0xffff, z), vm, wide, rcp, stochastic, r[3]),
                  bits, 8, out);
     out += 8 * bits;
   }
-  if (u < units) { /* 1 to 7 whole units left; lanes past them are computed, not stored */
-    const size_t left = units - u, e = i + 8 * u;
-    const uint16_t *nz = noise + 8 * u;
-    __m512i q[4];
-    for (j = 0; j < 4; j++) {
-      const size_t have = left * 8 > 16 * j ? left * 8 - 16 * j : 0; /* elements in vector j */
-      const __mmask16 m = have >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << have) - 1u);
-      /* a vector past the units is not loaded: a load with no lane (fault suppressed)
-       * still waits for its line on some cores */
-      q[j] = have ? codes16(load16(x, dt, e + 16 * j, m, z), vm, wide, rcp, stochastic, nz + 16 * j)
-                  : _mm512_setzero_si512();
+  if (u < units)
+    units_rest(x, dt, stochastic, wide, rcp, i + 8 * u, units - u, vm, noise + 8 * u, NULL,
+               bits, out);
+}
+
+/* Stochastic codes of `units` units from element i (a multiple of 8), the noise made by the
+ * generator 128 elements ahead of the codes (step128), starting from the carry when it
+ * holds block i / 8 and leaving the next call's noise in it. */
+INLINE void units_philox_t(const void *x, actq_dtype dt, int wide, int rcp, size_t i,
+                           size_t units, const vec_meta *vm, const actq_noise_keys *vk,
+                           actq_noise_carry *cy, uint32_t bits, uint8_t *out, size_t x_end,
+                           size_t ahead) {
+  const uint64_t b0 = (uint64_t)(i >> 3);
+  __m512i *cv = (__m512i *)cy->v;
+  __m512i blocks = _mm512_add_epi64(_mm512_set1_epi64((long long)b0),
+                                    _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+  __m512i r[8], rn[8];
+  size_t u = 0, j;
+  int made = 1;
+  if (cy->block == b0) {
+    for (j = 0; j < 8; j++) r[j] = _mm512_load_si512((const void *)(cv + j));
+  } else {
+    noise_philox(vk, blocks, r);
+  }
+  cy->block = ACTQ_NOISE_NONE;
+  for (; u + 16 <= units; u += 16) {
+    /* the next 128 elements' noise, unless they lie past the range */
+    made = b0 + u + 16 <= cy->last_block;
+    blocks = _mm512_add_epi64(blocks, _mm512_set1_epi64(16));
+    if (made) {
+      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 1, blocks, rn, bits, out, x_end, ahead);
+      for (j = 0; j < 8; j++) r[j] = rn[j];
+    } else { /* the range's last step: no units follow */
+      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 0, blocks, rn, bits, out, x_end, ahead);
     }
-    pack64_store(q[0], q[1], q[2], q[3], bits, left, out);
+    out += 16 * bits;
+  }
+  if (u < units) {
+    units_rest(x, dt, 1, wide, rcp, i + 8 * u, units - u, vm, NULL, r, bits, out);
+  } else if (made) {
+    for (j = 0; j < 8; j++) _mm512_store_si512((void *)(cv + j), r[j]);
+    cy->block = b0 + units;
   }
 }
 
-/* Stores are exact (masked), so `end` is not needed. */
+/* The group's constants as vectors. */
+INLINE void vec_meta_set(const actq_group_meta *g, vec_meta *vm) {
+  vm->c = _mm512_set1_ps(g->c);
+  vm->mc = _mm512_set1_ps(g->mc);
+  vm->sc = _mm512_set1_ps(g->sc);
+  vm->rcp = _mm512_set1_ps(g->rcp);
+  vm->num_min = _mm512_set1_ps(ACTQ_QUOT_NUM_MIN);
+  vm->levels = _mm512_set1_epi32((int)g->levels);
+}
+
+/* The quotient path a group allows (see quot16): wide groups divide; otherwise the
+ * reciprocal, proven for the whole group or checked per vector. */
+INLINE int group_wide(const actq_group_meta *g) { return g->c != 1.0f; }
+INLINE int group_rcp(const actq_group_meta *g) {
+  return g->c != 1.0f                 ? ACTQ_QUOT_DIVIDE
+         : actq_quot_rcp_group_ok(g) ? ACTQ_QUOT_RCP
+         : g->rcp_ok                  ? ACTQ_QUOT_RCP_CHECK
+                                      : ACTQ_QUOT_DIVIDE;
+}
+
+/* Stores are exact (masked), so `end` is not needed. Each (wide, rcp) pair is its own
+ * instance of the loop (constants in the inlined code). */
+#define ACTQ_BY_QUOT(g, CALL)                                                                  \
+  do {                                                                                         \
+    switch (group_rcp(g)) {                                                                    \
+    case ACTQ_QUOT_RCP: { const int wide = 0, rcp = ACTQ_QUOT_RCP; CALL; break; }              \
+    case ACTQ_QUOT_RCP_CHECK: { const int wide = 0, rcp = ACTQ_QUOT_RCP_CHECK; CALL; break; }  \
+    default:                                                                                   \
+      if (group_wide(g)) { const int wide = 1, rcp = ACTQ_QUOT_DIVIDE; CALL; }                 \
+      else { const int wide = 0, rcp = ACTQ_QUOT_DIVIDE; CALL; }                               \
+    }                                                                                          \
+  } while (0)
+
 INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                          const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
                          uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
   vec_meta vm;
   (void)end;
-  vm.c = _mm512_set1_ps(g->c);
-  vm.mc = _mm512_set1_ps(g->mc);
-  vm.sc = _mm512_set1_ps(g->sc);
-  vm.rcp = _mm512_set1_ps(g->rcp);
-  vm.num_min = _mm512_set1_ps(ACTQ_QUOT_NUM_MIN);
-  vm.levels = _mm512_set1_epi32((int)g->levels);
-  if (g->c != 1.0f)
-    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, x_end, ahead);
-  else if (actq_quot_rcp_group_ok(g))
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out, x_end, ahead);
-  else if (g->rcp_ok)
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out, x_end, ahead);
-  else
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, x_end, ahead);
+  vec_meta_set(g, &vm);
+  ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out, x_end,
+                          ahead));
+}
+
+INLINE void units_philox_avx512(const void *x, actq_dtype dt, size_t i, size_t units,
+                                const actq_group_meta *g, const actq_noise_keys *keys,
+                                actq_noise_carry *carry, uint32_t bits, uint8_t *out,
+                                const uint8_t *end, size_t x_end, size_t ahead) {
+  vec_meta vm;
+  (void)end;
+  vec_meta_set(g, &vm);
+  ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, bits, out, x_end,
+                                 ahead));
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
@@ -185,6 +359,6 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
 }
 
 static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512,
-                                                 actq_meta_groups_avx2};
+                                                 actq_meta_groups_avx2, units_philox_avx512};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx512_quantize_groups, hooks_avx512)

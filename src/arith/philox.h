@@ -97,6 +97,20 @@ ACTQ_HD void actq_noise_round0_terms(const uint32_t rk[20], uint64_t offset, uin
   t[2] = (uint32_t)(offset >> 32) ^ rk[1]; /* new word 2 = high half of M0 * word 0 ^ t[2] */
 }
 
+/* What a generator that runs many blocks of one (seed, offset) computes once: the round
+ * keys and round 0's terms. */
+typedef struct actq_noise_keys {
+  uint64_t offset;
+  uint32_t rk[20];
+  uint32_t t[3];
+} actq_noise_keys;
+
+ACTQ_HD void actq_noise_keys_init(uint64_t seed, uint64_t offset, actq_noise_keys *k) {
+  k->offset = offset;
+  actq_noise_round_keys(seed, k->rk);
+  actq_noise_round0_terms(k->rk, offset, k->t);
+}
+
 /* actq_noise_words_rk from the round-0 terms of actq_noise_round0_terms: round 0 is one
  * multiply and two XORs, the other rounds as ever (on the GPU: an IMAD.WIDE and the
  * offset's work fewer a block). */
