@@ -123,7 +123,7 @@ typedef struct actq_quantize_row {
   uint64_t last_block; /* the range's elements end before block last_block + 1 */
   uint64_t nb0, nb1;
   uint16_t *nbuf;
-  int in_loop;            /* stochastic, with the noise generated in the codes loop */
+  int in_loop;            /* stochastic, the noise made in the codes loop (a constant) */
   actq_noise_keys keys;   /* set when in_loop */
   actq_noise_carry carry; /* when in_loop; its vectors in nbuf */
 } actq_quantize_row;
@@ -156,7 +156,8 @@ ACTQ_INLINE void actq_quantize_group_range(const actq_quantize_row *w, size_t gi
  * blocks) instead of one each. */
 ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
                                              const actq_group_meta *g, actq_dtype dt,
-                                             int stochastic, const actq_quantize_hooks *h) {
+                                             int stochastic, int in_loop,
+                                             const actq_quantize_hooks *h) {
   const actq_quant_job *job = w->job;
   const actq_grid *gr = &job->grid;
   const size_t c0 = actq_grid_group_begin(gr, gi), c1 = actq_grid_group_end(gr, gi);
@@ -167,7 +168,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
    * groups reads it (paired on the Xeon VM of docs/bench-cpu.md, against a prefetch of the
    * group 8 KiB ahead at the start of pass 1: 1.02-1.17x at groups of 256; the group's
    * length added keeps groups of 4096 from reading their own, cached, input) */
-  const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + (w->in_loop ? 2 * ACTQ_PREFETCH_BYTES : ACTQ_PREFETCH_BYTES);
+  const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + (in_loop ? 2 * ACTQ_PREFETCH_BYTES : ACTQ_PREFETCH_BYTES);
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -180,7 +181,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
     const size_t e0 = w->base + c, full = n / 8;
     uint8_t *out = gout + ((c - c0) / 8) * bits;
     size_t k = 0; /* element e0 is nbuf[k] */
-    if (stochastic && w->in_loop) {
+    if (stochastic && in_loop) {
       if (full)
         h->units_philox(job->x, dt, e0, full, g, &w->keys, &w->carry, bits, out,
                         w->range_end, w->base + gr->cols, ahead);
@@ -250,14 +251,14 @@ ACTQ_INLINE void actq_quantize_batch_meta(actq_quantize_row *w, size_t gb, size_
  * same group waits for; issued a group early, they run while the previous group's pass 2
  * computes (nearest f32 at groups of 256 in L2: 1.17x). */
 ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g0, size_t g1,
-                                                  actq_dtype dt, int stochastic,
+                                                  actq_dtype dt, int stochastic, int in_loop,
                                                   const actq_quantize_hooks *h) {
   actq_group_meta gm[2];
   size_t nonfinite = 0, gi;
   actq_quantize_batch_meta(w, g0, 1, dt, h, &gm[0]);
   for (gi = g0; gi < g1; gi++) {
     if (gi + 1 < g1) actq_quantize_batch_meta(w, gi + 1, 1, dt, h, &gm[(gi + 1 - g0) & 1]);
-    nonfinite += actq_quantize_group_codes(w, gi, &gm[(gi - g0) & 1], dt, stochastic, h);
+    nonfinite += actq_quantize_group_codes(w, gi, &gm[(gi - g0) & 1], dt, stochastic, in_loop, h);
   }
   return nonfinite;
 }
@@ -267,23 +268,32 @@ ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g
  * above, batches of 64 bf16 measured 0.91x from memory.) */
 ACTQ_INLINE size_t actq_quantize_batches(actq_quantize_row *w, size_t g0, size_t g1,
                                          size_t batch, actq_dtype dt, int stochastic,
-                                         const actq_quantize_hooks *h) {
+                                         int in_loop, const actq_quantize_hooks *h) {
   size_t nonfinite = 0, gb, nb, k;
   for (gb = g0; gb < g1; gb += nb) {
     actq_group_meta gm[ACTQ_QUANTIZE_BATCH];
     nb = g1 - gb < batch ? g1 - gb : batch;
     actq_quantize_batch_meta(w, gb, nb, dt, h, gm);
     for (k = 0; k < nb; k++)
-      nonfinite += actq_quantize_group_codes(w, gb + k, &gm[k], dt, stochastic, h);
+      nonfinite += actq_quantize_group_codes(w, gb + k, &gm[k], dt, stochastic, in_loop, h);
   }
   return nonfinite;
+}
+
+/* Whether row r's stochastic codes take their noise from a generator in the codes loop
+ * (the units_philox hook, `have`): groups start at multiples of 8 in the row (c0 % 8 == 0),
+ * so at whole Philox blocks when the row starts at one; groups of a multiple of 128
+ * elements give the generator whole steps (smaller groups go through the buffer: a step
+ * across two groups would need the generator's state kept between them). */
+ACTQ_INLINE int actq_quantize_in_loop(const actq_quant_job *job, size_t r, int have) {
+  return have && (r * job->grid.cols) % 8 == 0 && job->grid.group_size % 128 == 0;
 }
 
 /* Groups [g0, g1) of row r, whose packed bytes start at row_packed, in batches (batched,
  * with a meta hook) or group by group; returns how many of them were nonfinite. */
 ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r, size_t g0,
                                              size_t g1, uint8_t *row_packed, actq_dtype dt,
-                                             int stochastic, int batched,
+                                             int stochastic, int in_loop, int batched,
                                              const actq_quantize_hooks *h) {
   const actq_grid *gr = &job->grid;
   uint16_t nbuf[8 * (ACTQ_QUANTIZE_NOISE_BLOCKS + 1) + ACTQ_QUANTIZE_NOISE_SLACK]
@@ -298,11 +308,7 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   w.last_block = (uint64_t)(w.base + actq_grid_group_end(gr, g1 - 1) - 1) >> 3;
   w.nb0 = w.nb1 = 0;
   w.nbuf = nbuf;
-  /* groups start at multiples of 8 in the row (c0 % 8 == 0): whole Philox blocks when the
-   * row starts at one. Groups of a multiple of 128 elements: whole steps of the generator
-   * (smaller groups go through the buffer; a step across two groups would need the
-   * generator's state kept between them). */
-  w.in_loop = stochastic && h->units_philox && w.base % 8 == 0 && gr->group_size % 128 == 0;
+  w.in_loop = in_loop && h->units_philox; /* (a constant: NULL in tables without one) */
   if (w.in_loop) {
     actq_noise_keys_init(job->seed, job->offset, &w.keys);
     w.carry.block = ACTQ_NOISE_NONE;
@@ -310,19 +316,48 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
     w.carry.v = nbuf;
   }
   if (batched && h->meta)
-    return actq_quantize_batches(&w, g0, g1, actq_quantize_batch_groups(gr, dt), dt, stochastic, h);
-  return actq_quantize_groups_pipelined(&w, g0, g1, dt, stochastic, h);
+    return actq_quantize_batches(&w, g0, g1, actq_quantize_batch_groups(gr, dt), dt, stochastic,
+                                 w.in_loop, h);
+  return actq_quantize_groups_pipelined(&w, g0, g1, dt, stochastic, w.in_loop, h);
 }
 
-/* One instance of the loop: dtype, rounding and batching constant. Out of line, so that
- * each keeps its own code: with both shapes in one function, the group-by-group loop
- * measured 0.74x its own speed on a Zen 5 (groups of 4096 f32, from memory). */
-#define ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, ST, B)                                         static __attribute__((noinline, unused)) size_t name##_##DT##_##ST##_##B(                       const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) {          return actq_quantize_groups_loop(job, r, g0, g1, row_packed, DT, ST, B, &hooks);           }
-#define ACTQ_QUANTIZE_INSTANCES(name, hooks, DT)                                               ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 1)   ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 1)
-#define ACTQ_QUANTIZE_CALL(name, DT)                                                           return st ? (b ? name##_##DT##_1_1 : name##_##DT##_1_0)(job, r, g0, g1, row_packed)                    : (b ? name##_##DT##_0_1 : name##_##DT##_0_0)(job, r, g0, g1, row_packed)
+/* One instance of the loop: dtype, rounding (ST: 0 nearest, 1 stochastic with the noise
+ * buffer, 2 stochastic with the noise made in the codes loop) and batching constant. Out
+ * of line, so that each keeps its own code: with both shapes in one function, the
+ * group-by-group loop measured 0.74x its own speed on a Zen 5 (groups of 4096 f32, from
+ * memory); with the codes-loop generator's path beside the buffer's, the buffer's
+ * measured 0.93-0.95x (stochastic at groups of 64, in L2, the issue's Xeon). */
+#define ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, ST, B)                                         \
+  static __attribute__((noinline, unused)) size_t name##_##DT##_##ST##_##B(                       \
+      const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) {          \
+    return actq_quantize_groups_loop(job, r, g0, g1, row_packed, DT, ST != 0, ST == 2, B,        \
+                                     &hooks);                                                  \
+  }
+#define ACTQ_QUANTIZE_INSTANCES(name, hooks, DT)                                               \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 1)   \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 1)   \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 2, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 2, 1)
+#define ACTQ_QUANTIZE_CALL(name, DT)                                                           \
+  return st == 2   ? (b ? name##_##DT##_2_1 : name##_##DT##_2_0)(job, r, g0, g1, row_packed)   \
+         : st == 1 ? (b ? name##_##DT##_1_1 : name##_##DT##_1_0)(job, r, g0, g1, row_packed)   \
+                   : (b ? name##_##DT##_0_1 : name##_##DT##_0_0)(job, r, g0, g1, row_packed)
 
-/* Defines `name` (a quantize_groups kernel) over twelve instances of the loop, one per
- * input dtype, rounding and batching. */
-#define ACTQ_QUANTIZE_DISPATCH(name, hooks)                                                   ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F16)                                              ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_BF16)                                             ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F32)                                              size_t name(const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) {     const int st = job->rounding == ACTQ_ROUND_STOCHASTIC;                                      const int b = (hooks).meta && actq_quantize_batch_groups(&job->grid, job->x_dtype) > 1;     switch (job->x_dtype) {                                                                     case ACTQ_F16: ACTQ_QUANTIZE_CALL(name, ACTQ_F16);                                          case ACTQ_BF16: ACTQ_QUANTIZE_CALL(name, ACTQ_BF16);                                        default: ACTQ_QUANTIZE_CALL(name, ACTQ_F32);                                                }                                                                                         }
+/* Defines `name` (a quantize_groups kernel) over eighteen instances of the loop, one per
+ * input dtype, rounding (and where the noise comes from) and batching. */
+#define ACTQ_QUANTIZE_DISPATCH(name, hooks)                                                   \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F16)                                              \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_BF16)                                             \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F32)                                              \
+  size_t name(const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) { \
+    const int st = job->rounding != ACTQ_ROUND_STOCHASTIC        ? 0                           \
+                   : actq_quantize_in_loop(job, r, (hooks).units_philox != NULL) ? 2           \
+                                                                   : 1;                        \
+    const int b = (hooks).meta && actq_quantize_batch_groups(&job->grid, job->x_dtype) > 1;     \
+    switch (job->x_dtype) {                                                                     \
+    case ACTQ_F16: ACTQ_QUANTIZE_CALL(name, ACTQ_F16);                                          \
+    case ACTQ_BF16: ACTQ_QUANTIZE_CALL(name, ACTQ_BF16);                                        \
+    default: ACTQ_QUANTIZE_CALL(name, ACTQ_F32);                                                \
+    }                                                                                         \
+  }
 
 #endif /* ACTQ_CPU_QUANTIZE_GROUPS_H */
