@@ -249,7 +249,8 @@ ACTQ_INLINE void actq_quantize_batch_meta(actq_quantize_row *w, size_t gb, size_
  * group come before pass 2 of this one. The metadata are a long dependent chain
  * (reduction, a double division, the rounding steps, the reciprocal) that pass 2 of the
  * same group waits for; issued a group early, they run while the previous group's pass 2
- * computes (nearest f32 at groups of 256 in L2: 1.17x). */
+ * computes. Nearest only (f32 at 256, paired on the issue's Xeon: in L2 1.17-1.21x, from
+ * memory 0.98-0.99x); see actq_quantize_groups_loop. */
 ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g0, size_t g1,
                                                   actq_dtype dt, int stochastic, int in_loop,
                                                   const actq_quantize_hooks *h) {
@@ -263,9 +264,11 @@ ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g
   return nonfinite;
 }
 
-/* Groups [g0, g1), `batch` (> 1) at a time: pass 1 of each, their metadata at once (the
- * meta hook), then pass 2 of each, which rereads the batch's input from L1. (Pipelined as
- * above, batches of 64 bf16 measured 0.91x from memory.) */
+/* Groups [g0, g1), `batch` (>= 1) at a time: pass 1 of each, their metadata (at once in
+ * vector lanes, the meta hook, for batches of 2 or more), then pass 2 of each, which
+ * rereads the batch's input from L1. (Pipelined as above, stochastic bf16 batches of 64
+ * measured 0.91-0.94x from memory, those with the noise made in the codes loop no
+ * faster.) */
 ACTQ_INLINE size_t actq_quantize_batches(actq_quantize_row *w, size_t g0, size_t g1,
                                          size_t batch, actq_dtype dt, int stochastic,
                                          int in_loop, const actq_quantize_hooks *h) {
@@ -318,6 +321,9 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   if (batched && h->meta)
     return actq_quantize_batches(&w, g0, g1, actq_quantize_batch_groups(gr, dt), dt, stochastic,
                                  w.in_loop, h);
+  /* stochastic: the plain order (pipelined, 0.97-1.02x from memory and nothing in L2: its
+   * codes loop is long enough to hide the metadata's chain) */
+  if (stochastic) return actq_quantize_batches(&w, g0, g1, 1, dt, stochastic, w.in_loop, h);
   return actq_quantize_groups_pipelined(&w, g0, g1, dt, stochastic, w.in_loop, h);
 }
 

@@ -139,6 +139,7 @@ INLINE void noise_philox(const actq_noise_keys *nk, __m512i blocks, __m512i r[8]
   philox8 a = philox8_after_round0(blocks, t0, t1, t2);
   philox8 b = philox8_after_round0(_mm512_add_epi64(blocks, _mm512_set1_epi64(8)), t0, t1, t2);
   int round;
+#pragma GCC unroll 9
   for (round = 1; round < 10; round++) {
     philox8_round(&a, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
     philox8_round(&b, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
@@ -178,6 +179,9 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
     a = philox8_after_round0(blocks, t0, t1, t2);
     b = philox8_after_round0(_mm512_add_epi64(blocks, _mm512_set1_epi64(8)), t0, t1, t2);
   }
+  /* unrolled: a loop kept here (gcc did for bf16) runs the 8 vectors and rounds in turn
+   * with the keys indexed, and the codes loop is then no longer one block */
+#pragma GCC unroll 8
   for (v = 0; v < 8; v++) {
     /* the step's 128 * es bytes asked for ahead a line at a time beside the vectors: 8
      * prefetches at once stalled the core on the fill buffers from memory */
