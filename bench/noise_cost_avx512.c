@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "noise_cost.h"
+#include "cpu/avx512/philox_avx512.h"
 
 void actq_avx512_noise_fill(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
                             uint16_t *out);
@@ -13,25 +14,8 @@ void nc_philox10_lib_avx512(uint64_t seed, uint64_t offset, uint64_t e0, size_t 
   actq_avx512_noise_fill(seed, offset, e0 >> 3, n / 8, out);
 }
 
-/* ---- philox7: cpu/avx512/noise_avx512.c with 7 rounds -------------------------------- */
-typedef struct ph8 {
-  __m512i c0, c1, c2, c3;
-} ph8;
-
-static inline void ph8_round(ph8 *p, __m512i k0, __m512i k1) {
-  const __m512i m0 = _mm512_set1_epi64(ACTQ_PHILOX_M0);
-  const __m512i m1 = _mm512_set1_epi64(ACTQ_PHILOX_M1);
-  __m512i p0 = _mm512_mul_epu32(p->c0, m0);
-  __m512i p1 = _mm512_mul_epu32(p->c2, m1);
-  __m512i n0 = _mm512_ternarylogic_epi64(_mm512_shuffle_epi32(p1, _MM_PERM_CDAB), p->c1, k0, 0x96);
-  __m512i n2 = _mm512_ternarylogic_epi64(_mm512_shuffle_epi32(p0, _MM_PERM_CDAB), p->c3, k1, 0x96);
-  p->c0 = n0;
-  p->c1 = p1;
-  p->c2 = n2;
-  p->c3 = p0;
-}
-
-static inline void ph8_store(const ph8 *p, uint16_t *out) {
+/* ---- philox7: cpu/avx512/noise_avx512.c with 7 rounds (the library's round, shared) --- */
+static inline void ph8_store(const philox8 *p, uint16_t *out) {
   __m512i a = _mm512_mask_shuffle_epi32(p->c0, 0xaaaa, p->c1, _MM_PERM_CDAB);
   __m512i b = _mm512_mask_shuffle_epi32(p->c2, 0xaaaa, p->c3, _MM_PERM_CDAB);
   __m512i even = _mm512_unpacklo_epi64(a, b);
@@ -61,11 +45,11 @@ void nc_philox7_avx512(uint64_t seed, uint64_t offset, uint64_t e0, size_t n, ui
   }
   for (i = 0; i + 16 <= n / 8; i += 16) { /* n is a multiple of 128 here */
     __m512i b8 = _mm512_add_epi64(blocks, eight);
-    ph8 a = {blocks, _mm512_srli_epi64(blocks, 32), off_lo, off_hi};
-    ph8 b = {b8, _mm512_srli_epi64(b8, 32), off_lo, off_hi};
+    philox8 a = {blocks, _mm512_srli_epi64(blocks, 32), off_lo, off_hi};
+    philox8 b = {b8, _mm512_srli_epi64(b8, 32), off_lo, off_hi};
     for (r = 0; r < R; r++) {
-      ph8_round(&a, k0[r], k1[r]);
-      ph8_round(&b, k0[r], k1[r]);
+      philox8_round(&a, k0[r], k1[r]);
+      philox8_round(&b, k0[r], k1[r]);
     }
     ph8_store(&a, out + 8 * i);
     ph8_store(&b, out + 8 * i + 64);
