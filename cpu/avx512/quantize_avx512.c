@@ -124,11 +124,11 @@ INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, uint32_
   _mm512_mask_storeu_epi8(out, nunits * b >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (nunits * b)) - 1), v);
 }
 
-/* Round `round`'s key words, broadcast from memory at each use: an embedded broadcast
- * operand of the xor. The keys are too many to stay in registers beside the codes'
- * constants, and vectors of them set up per call, spilled and reloaded, cost more than the
- * generator for a group of 64 elements. The empty asm hides the pointer's value, so the
- * compiler cannot hoist the broadcasts out of the loop. */
+/* Round key word i, broadcast from memory at each use: an embedded broadcast operand of
+ * the xor. The keys are too many to stay in registers beside the codes' constants, and
+ * vectors of them set up per call, spilled and reloaded, cost more than the generator for
+ * a group of 64 elements. step128's empty asm hides the keys' pointer from the compiler,
+ * so that it cannot hoist the broadcasts out of the loop. */
 #define KEY(nk, i) _mm512_set1_epi32((int)(nk)->rk[i])
 
 /* The noise of the 128 elements from element 8 * blocks[0]: two generators interleaved,
