@@ -26,6 +26,56 @@ INLINE __m512 load16(const void *x, actq_dtype dt, size_t i, __mmask16 mask, __m
                             _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
 }
 
+/* Order keys of 32 16-bit floats (actq_h16_key): a shift and a three-way logic op. */
+INLINE __m512i h16_keys(__m512i v) {
+  return _mm512_ternarylogic_epi32(v, _mm512_srai_epi16(v, 15), _mm512_set1_epi16(0x7fff),
+                                   0x78); /* a ^ (b & c) */
+}
+
+/* The smallest of 32 signed 16-bit lanes. */
+INLINE int16_t hmin_epi16(__m512i v) {
+  __m256i h = _mm256_min_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  __m128i q = _mm_min_epi16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  /* unsigned order of k ^ 0x8000 is the signed order of k */
+  q = _mm_minpos_epu16(_mm_xor_si128(q, _mm_set1_epi16((short)0x8000)));
+  return (int16_t)(_mm_extract_epi16(q, 0) ^ 0x8000);
+}
+
+/* Pass 1 of a 16-bit dtype (bf16, f16), as range_avx512, on order keys 32 lanes at a time:
+ * no conversion to f32 (two micro-ops a vector of 16 for bf16, two for f16's vcvtph2ps)
+ * and no NaN compare, since the min and max keys tell a NaN or an Inf
+ * (actq_h16_keys_finite). Lanes past n repeat the first element. */
+INLINE void range16_avx512(const uint16_t *x, actq_dtype dt, size_t i0, size_t n, float *mn,
+                           float *mx, int *finite) {
+  const __m512i first = _mm512_set1_epi16((short)x[i0]);
+  const __mmask32 m0 = n >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << n) - 1);
+  const __m512i k = h16_keys(_mm512_mask_loadu_epi16(first, m0, x + i0));
+  __m512i lo0 = k, hi0 = k, lo1 = k, hi1 = k;
+  int16_t kmin, kmax;
+  size_t j;
+  for (j = 32; j + 64 <= n; j += 64) { /* two accumulator sets: min/max latency */
+    const __m512i a = h16_keys(_mm512_loadu_si512((const void *)(x + i0 + j)));
+    const __m512i b = h16_keys(_mm512_loadu_si512((const void *)(x + i0 + j + 32)));
+    lo0 = _mm512_min_epi16(lo0, a);
+    hi0 = _mm512_max_epi16(hi0, a);
+    lo1 = _mm512_min_epi16(lo1, b);
+    hi1 = _mm512_max_epi16(hi1, b);
+  }
+  for (; j < n; j += 32) {
+    const __mmask32 m = n - j >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << (n - j)) - 1);
+    const __m512i a = h16_keys(_mm512_mask_loadu_epi16(first, m, x + i0 + j));
+    lo0 = _mm512_min_epi16(lo0, a);
+    hi0 = _mm512_max_epi16(hi0, a);
+  }
+  kmin = hmin_epi16(_mm512_min_epi16(lo0, lo1));
+  /* max(k) = -1 - min(-1 - k), and -1 - k is ~k */
+  kmax = (int16_t)~hmin_epi16(_mm512_xor_si512(_mm512_max_epi16(hi0, hi1),
+                                                 _mm512_set1_epi32(-1)));
+  *finite = actq_h16_keys_finite(kmin, kmax, dt);
+  *mn = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmin), dt);
+  *mx = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmax), dt);
+}
+
 /* Pass 1 (see range_avx2 in quantize_avx2.c), n a positive multiple of 8. Lanes past the
  * whole units repeat the first vector, so they change neither min, max nor the nonfinite
  * check. The check is a mask of NaN lanes (one unordered compare covers two vectors); an
@@ -33,10 +83,14 @@ INLINE __m512 load16(const void *x, actq_dtype dt, size_t i, __mmask16 mask, __m
 INLINE void range_avx512(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                          int *finite) {
   const __mmask16 m0 = n >= 16 ? (__mmask16)0xffff : (__mmask16)0x00ff;
-  __m512 v = load16(x, dt, i0, m0, _mm512_setzero_ps());
-  __m512 mn0, mx0, mn1, mx1;
+  __m512 v, mn0, mx0, mn1, mx1;
   __mmask16 nan;
   size_t j;
+  if (dt != ACTQ_F32) {
+    range16_avx512((const uint16_t *)x, dt, i0, n, mn, mx, finite);
+    return;
+  }
+  v = load16(x, dt, i0, m0, _mm512_setzero_ps());
   if (n < 16)
     v = _mm512_mask_mov_ps(v, 0xff00, _mm512_permutexvar_ps(
                                           _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7), v));

@@ -140,6 +140,16 @@ EMU_INLINE __m256i emu_mm256_maskz_loadu_epi16(__mmask16 k, const void *p) {
   return _mm256_loadu_si256((const __m256i *)w);
 }
 
+EMU_INLINE simde__m512i emu_mm512_mask_loadu_epi16(simde__m512i src, __mmask32 k, const void *p) {
+  uint16_t w[32];
+  int i;
+  memcpy(w, &src, sizeof w);
+  for (i = 0; i < 32; i++)
+    if ((k >> i) & 1) memcpy(&w[i], (const char *)p + 2 * i, 2);
+  memcpy(&src, w, sizeof w);
+  return src;
+}
+
 EMU_INLINE void emu_mm512_mask_storeu_epi8(void *p, __mmask64 k, simde__m512i a) {
   uint8_t b[64];
   int i;
@@ -328,6 +338,7 @@ EMU_INLINE simde__m512i emu_mm512_i32gather_epi32(simde__m512i index, const void
 #define _mm512_cvtph_ps emu_mm512_cvtph_ps
 #define _mm512_mask_loadu_ps emu_mm512_mask_loadu_ps
 #define _mm256_maskz_loadu_epi16 emu_mm256_maskz_loadu_epi16
+#define _mm512_mask_loadu_epi16 emu_mm512_mask_loadu_epi16
 #define _mm512_mask_storeu_epi8 emu_mm512_mask_storeu_epi8
 #define _mm512_shuffle_epi32 emu_mm512_shuffle_epi32
 #define _mm512_mask_shuffle_epi32 emu_mm512_mask_shuffle_epi32
