@@ -30,6 +30,58 @@ static inline float hmax8(__m256 v) {
   return _mm_cvtss_f32(m);
 }
 
+/* Order keys (actq_h16_key) of 16 16-bit floats. */
+static inline __m256i h16_keys(__m256i v) {
+  return _mm256_xor_si256(v, _mm256_and_si256(_mm256_srai_epi16(v, 15), _mm256_set1_epi16(0x7fff)));
+}
+
+/* 16 elements from x, or 8 (`half`) twice. */
+static inline __m256i load16_h16(const uint16_t *x, int half) {
+  __m128i h;
+  if (!half) return _mm256_loadu_si256((const __m256i *)x);
+  h = _mm_loadu_si128((const __m128i *)x);
+  return _mm256_setr_m128i(h, h);
+}
+
+/* The smallest of 16 signed 16-bit lanes (the unsigned order of k ^ 0x8000 is the signed
+ * order of k). */
+static inline int16_t hmin16_epi16(__m256i v) {
+  __m128i q = _mm_min_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  q = _mm_minpos_epu16(_mm_xor_si128(q, _mm_set1_epi16((short)0x8000)));
+  return (int16_t)(_mm_extract_epi16(q, 0) ^ 0x8000);
+}
+
+/* Pass 1 of a 16-bit dtype (bf16, f16) on order keys, 16 lanes at a time: no conversion
+ * to f32 and no NaN compare, since the min and max keys tell a NaN or an Inf
+ * (actq_h16_keys_finite). n: a positive multiple of 8. */
+ACTQ_INLINE void range16_avx2(const uint16_t *x, actq_dtype dt, size_t i0, size_t n, float *mn,
+                              float *mx, int *finite) {
+  const __m256i k = h16_keys(load16_h16(x + i0, n < 16));
+  __m256i lo0 = k, hi0 = k, lo1 = k, hi1 = k;
+  int16_t kmin, kmax;
+  size_t j;
+  for (j = 16; j + 32 <= n; j += 32) { /* two accumulator sets: min/max latency */
+    const __m256i a = h16_keys(load16_h16(x + i0 + j, 0));
+    const __m256i b = h16_keys(load16_h16(x + i0 + j + 16, 0));
+    lo0 = _mm256_min_epi16(lo0, a);
+    hi0 = _mm256_max_epi16(hi0, a);
+    lo1 = _mm256_min_epi16(lo1, b);
+    hi1 = _mm256_max_epi16(hi1, b);
+  }
+  for (; j < n; j += 16) {
+    const __m256i a = h16_keys(load16_h16(x + i0 + j, n - j < 16));
+    lo0 = _mm256_min_epi16(lo0, a);
+    hi0 = _mm256_max_epi16(hi0, a);
+  }
+  kmin = hmin16_epi16(_mm256_min_epi16(lo0, lo1));
+  /* max(k) = ~min(~k) */
+  kmax = (int16_t)~hmin16_epi16(_mm256_xor_si256(_mm256_max_epi16(hi0, hi1),
+                                                 _mm256_set1_epi32(-1)));
+  *finite = actq_h16_keys_finite(kmin, kmax, dt);
+  *mn = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmin), dt);
+  *mx = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmax), dt);
+}
+
 /* Pass 1 over the n (a positive multiple of 8) elements from i0. On a group without NaN
  * or Inf, min and max equal the reference's up to the sign of zero, which
  * actq_group_meta_compute ignores; with a NaN or Inf the group is nonfinite and min/max do
@@ -37,10 +89,15 @@ static inline float hmax8(__m256 v) {
  * covers two vectors), and, without NaN, an Inf is the min or the max itself. */
 ACTQ_INLINE void range_avx2(const void *x, actq_dtype dt, size_t i0, size_t n, float *mn, float *mx,
                             int *finite) {
-  __m256 v = actq_avx2_load8(x, dt, i0);
-  __m256 mn0 = v, mx0 = v, mn1 = v, mx1 = v;
-  __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+  __m256 v, mn0, mx0, mn1, mx1, nan;
   size_t j;
+  if (dt != ACTQ_F32) {
+    range16_avx2((const uint16_t *)x, dt, i0, n, mn, mx, finite);
+    return;
+  }
+  v = actq_avx2_load8(x, dt, i0);
+  mn0 = mx0 = mn1 = mx1 = v;
+  nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
   for (j = 8; j + 16 <= n; j += 16) { /* two accumulator sets: min/max latency */
     __m256 a = actq_avx2_load8(x, dt, i0 + j), b = actq_avx2_load8(x, dt, i0 + j + 8);
     mn0 = _mm256_min_ps(mn0, a);
