@@ -64,12 +64,16 @@ ACTQ_PHILOX8_INLINE philox8 philox8_after_round0(__m512i blocks, __m512i t0, __m
  * A qword permute puts in 128-bit lane m of x01 the 4 elements of lane m of r[0] (low
  * qword) and of r[1] (high qword), likewise x23; a byte shuffle per vector zero-extends
  * them. All one-uop permutes (a word permute, vpermt2w, is three on Intel cores; in L2
- * it made quantize 5% slower). */
-ACTQ_PHILOX8_INLINE void philox8_noise64(const philox8 *p, __m512i r[4]) {
+ * it made quantize 5% slower). `quads`: the order of quantize's bf16 vectors instead
+ * (quantize_avx512.c, load_v): lane k of r[2c] holds elements 32c + 8k .. 32c + 8k + 3 (qword
+ * k + 4c of a), of r[2c + 1] the next 4 (of b); the same permutes with other indices. */
+ACTQ_PHILOX8_INLINE void philox8_noise64(const philox8 *p, int quads, __m512i r[4]) {
   const __m512i a = _mm512_mask_shuffle_epi32(p->c0, 0xaaaa, p->c1, _MM_PERM_CDAB);
   const __m512i b = _mm512_mask_shuffle_epi32(p->c2, 0xaaaa, p->c3, _MM_PERM_CDAB);
-  const __m512i x01 = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11), b);
-  const __m512i x23 = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(4, 6, 12, 14, 5, 7, 13, 15), b);
+  const __m512i x01 = _mm512_permutex2var_epi64(
+      a, quads ? _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11) : _mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11), b);
+  const __m512i x23 = _mm512_permutex2var_epi64(
+      a, quads ? _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15) : _mm512_setr_epi64(4, 6, 12, 14, 5, 7, 13, 15), b);
   const __m512i lo = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, -128, -128, 2, 3, -128, -128, 4,
                                                           5, -128, -128, 6, 7, -128, -128));
   const __m512i hi = _mm512_broadcast_i32x4(_mm_setr_epi8(8, 9, -128, -128, 10, 11, -128, -128,

@@ -15,15 +15,35 @@
 
 #define INLINE ACTQ_INLINE
 
-/* 16 elements from index i of x (dtype dt), as float32; `mask` selects the lanes read
- * (the others are `fill`). */
+/* 16 elements from index i of x (f32 or f16; bf16 goes through load_v and range16), as
+ * float32; `mask` selects the lanes read (the others are `fill`). */
 INLINE __m512 load16(const void *x, actq_dtype dt, size_t i, __mmask16 mask, __m512 fill) {
-  __m256i h;
   if (dt == ACTQ_F32) return _mm512_mask_loadu_ps(fill, mask, (const float *)x + i);
-  h = _mm256_maskz_loadu_epi16(mask, (const uint16_t *)x + i);
-  if (dt == ACTQ_F16) return _mm512_mask_mov_ps(fill, mask, _mm512_cvtph_ps(h));
   return _mm512_mask_mov_ps(fill, mask,
-                            _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+                            _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, (const uint16_t *)x + i)));
+}
+
+/* Pass 2's vector v of a run from element e, as float32. f32 and f16: elements e + 16v ..
+ * e + 16v + 15. bf16: the 32 elements from e + 32(v / 2) loaded once and widened by
+ * vpunpck{l,h}wd with zero words (one micro-op for 16 elements, against a zero-extension and
+ * a shift), so that lane k of vector 2c holds elements 32c + 8k .. 32c + 8k + 3 and of
+ * vector 2c + 1 the next 4 ("quads"): the noise comes in that order (noise64,
+ * philox8_noise64) and pack64_store puts the codes back in element order. `have`: the
+ * elements present from vector v's first (32 or more: all); lanes past them are zero and
+ * their codes are not stored. */
+INLINE __m512 load_v(const void *x, actq_dtype dt, size_t e, int v, size_t have) {
+  const size_t c = e + 32 * (size_t)(v >> 1);
+  if (dt == ACTQ_BF16) {
+    const __m512i w =
+        have >= 32 ? _mm512_loadu_si512((const void *)((const uint16_t *)x + c))
+                   : _mm512_maskz_loadu_epi16(((__mmask32)1 << have) - 1, (const uint16_t *)x + c);
+    return _mm512_castsi512_ps(v & 1 ? _mm512_unpackhi_epi16(_mm512_setzero_si512(), w)
+                                     : _mm512_unpacklo_epi16(_mm512_setzero_si512(), w));
+  } else {
+    const size_t h = v & 1 ? (have > 16 ? have - 16 : 0) : have;
+    return load16(x, dt, c + 16 * (size_t)(v & 1),
+                  h >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << h) - 1u), _mm512_setzero_ps());
+  }
 }
 
 /* Order keys of 32 16-bit floats (actq_h16_key): a shift and a three-way logic op. */
@@ -154,13 +174,17 @@ INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stoc
   return q;
 }
 
-/* 4 vectors of 16 codes (32-bit lanes, each < 2^b) -> 8 units = 8b bytes, stored exactly:
- * bytes in element order (two packs and a dword permute), then the AVX2 packer's pairwise
+/* 4 vectors of 16 codes (32-bit lanes, each < 2^b; in load_v's order for dt) -> 8 units =
+ * 8b bytes, stored exactly: bytes in element order (two packs and a dword permute, whose
+ * index also undoes bf16's quads), then the AVX2 packer's pairwise
  * merges (16-, 32-, 64-bit lanes of 2b, 4b, 8b bits), then vpermb gathers the 8 units'
  * b bytes, and a masked store writes only the `nunits` whole units asked for. */
-INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, uint32_t b,
-                         size_t nunits, uint8_t *out) {
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, actq_dtype dt,
+                         uint32_t b, size_t nunits, uint8_t *out) {
+  /* after the packs, dword 4k + j holds the 4 codes of lane k of q_j */
+  const __m512i order =
+      dt == ACTQ_BF16 ? _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15)
+                      : _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   __m512i v = _mm512_packus_epi16(_mm512_packus_epi32(q0, q1), _mm512_packus_epi32(q2, q3));
   v = _mm512_permutexvar_epi32(order, v);
   if (b <= 6) {
@@ -187,7 +211,7 @@ INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, uint32_
 
 /* The noise of the 128 elements from element 8 * blocks[0]: two generators interleaved,
  * so that each round's multiplies overlap the other's latency. */
-INLINE void noise_philox(const actq_noise_keys *nk, __m512i blocks, __m512i r[8]) {
+INLINE void noise_philox(const actq_noise_keys *nk, actq_dtype dt, __m512i blocks, __m512i r[8]) {
   const __m512i t0 = _mm512_set1_epi32((int)nk->t[0]), t1 = _mm512_set1_epi32((int)nk->t[1]),
                 t2 = _mm512_set1_epi32((int)nk->t[2]);
   philox8 a = philox8_after_round0(blocks, t0, t1, t2);
@@ -198,16 +222,25 @@ INLINE void noise_philox(const actq_noise_keys *nk, __m512i blocks, __m512i r[8]
     philox8_round(&a, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
     philox8_round(&b, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
   }
-  philox8_noise64(&a, r);
-  philox8_noise64(&b, r + 4);
+  philox8_noise64(&a, dt == ACTQ_BF16, r);
+  philox8_noise64(&b, dt == ACTQ_BF16, r + 4);
 }
 
-/* The noise of 64 elements from the buffer (noise[j]: element j), or none (nearest). */
-INLINE void noise64(int stochastic, const uint16_t *noise, __m512i r[4]) {
+/* The noise of 64 elements from the buffer (noise[j]: element j), or none (nearest), in
+ * load_v's order for dt. */
+INLINE void noise64(int stochastic, actq_dtype dt, const uint16_t *noise, __m512i r[4]) {
   size_t j;
-  for (j = 0; j < 4; j++)
-    r[j] = stochastic ? _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(noise + 16 * j)))
-                      : _mm512_setzero_si512();
+  for (j = 0; j < 4; j++) {
+    if (!stochastic) {
+      r[j] = _mm512_setzero_si512();
+    } else if (dt == ACTQ_BF16) {
+      const __m512i w = _mm512_loadu_si512((const void *)(noise + 32 * (j >> 1)));
+      r[j] = j & 1 ? _mm512_unpackhi_epi16(w, _mm512_setzero_si512())
+                   : _mm512_unpacklo_epi16(w, _mm512_setzero_si512());
+    } else {
+      r[j] = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(noise + 16 * j)));
+    }
+  }
 }
 
 /* The codes of the 128 elements from e, whose noise is r, and, with `gen`, the noise of
@@ -221,7 +254,6 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
                     const vec_meta *vm, const __m512i r[8], const actq_noise_keys *vk, int gen,
                     __m512i blocks, __m512i rn[8], uint32_t bits, uint8_t *out, size_t x_end,
                     size_t ahead) {
-  const __m512 z = _mm512_setzero_ps();
   const size_t es = actq_dtype_size(dt);
   philox8 a, b;
   __m512i q[8];
@@ -245,15 +277,15 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
       philox8_round(&a, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
       philox8_round(&b, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
     }
-    q[v] = codes16(load16(x, dt, e + 16 * v, 0xffff, z), vm, wide, rcp, 1, r[v]);
+    q[v] = codes16(load_v(x, dt, e, v, 32), vm, wide, rcp, 1, r[v]);
   }
-  pack64_store(q[0], q[1], q[2], q[3], bits, 8, out);
-  pack64_store(q[4], q[5], q[6], q[7], bits, 8, out + 8 * bits);
+  pack64_store(q[0], q[1], q[2], q[3], dt, bits, 8, out);
+  pack64_store(q[4], q[5], q[6], q[7], dt, bits, 8, out + 8 * bits);
   if (gen) {
     philox8_round(&a, KEY(vk, 18), KEY(vk, 19));
     philox8_round(&b, KEY(vk, 18), KEY(vk, 19));
-    philox8_noise64(&a, rn);
-    philox8_noise64(&b, rn + 4);
+    philox8_noise64(&a, dt == ACTQ_BF16, rn);
+    philox8_noise64(&b, dt == ACTQ_BF16, rn + 4);
   }
 }
 
@@ -263,15 +295,13 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
 INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, int rcp,
                        size_t e, size_t left, const vec_meta *vm, const uint16_t *noise,
                        __m512i *r, uint32_t bits, uint8_t *out) {
-  const __m512 z = _mm512_setzero_ps();
   __m512i n[4], q[4];
   size_t j;
   if (left >= 8) {
-    if (!r) noise64(stochastic, noise, n);
+    if (!r) noise64(stochastic, dt, noise, n);
     for (j = 0; j < 4; j++)
-      q[j] = codes16(load16(x, dt, e + 16 * j, 0xffff, z), vm, wide, rcp, stochastic,
-                     r ? r[j] : n[j]);
-    pack64_store(q[0], q[1], q[2], q[3], bits, 8, out);
+      q[j] = codes16(load_v(x, dt, e, (int)j, 32), vm, wide, rcp, stochastic, r ? r[j] : n[j]);
+    pack64_store(q[0], q[1], q[2], q[3], dt, bits, 8, out);
     e += 64;
     left -= 8;
     out += 8 * bits;
@@ -279,17 +309,19 @@ INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, i
     else noise += 64;
   }
   if (!left) return;
-  if (!r) noise64(stochastic, noise, n);
+  if (!r) noise64(stochastic, dt, noise, n);
   for (j = 0; j < 4; j++) {
-    const size_t have = left * 8 > 16 * j ? left * 8 - 16 * j : 0; /* elements in vector j */
-    const __mmask16 m = have >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << have) - 1u);
+    /* the elements present from vector j's first (load_v), and whether it has a lane
+     * among them (units are 8 elements: both vectors of a bf16 chunk have, or neither) */
+    const size_t base = dt == ACTQ_BF16 ? 32 * (j >> 1) : 16 * j;
+    const size_t have = left * 8 > base ? left * 8 - base : 0;
     /* a vector past the units is not loaded: a load with no lane (fault suppressed)
      * still waits for its line on some cores */
-    q[j] = have ? codes16(load16(x, dt, e + 16 * j, m, z), vm, wide, rcp, stochastic,
-                          r ? r[j] : n[j])
+    q[j] = have ? codes16(load_v(x, dt, e, (int)j, dt == ACTQ_BF16 ? have : have + 16 * (j & 1)),
+                          vm, wide, rcp, stochastic, r ? r[j] : n[j])
                 : _mm512_setzero_si512();
   }
-  pack64_store(q[0], q[1], q[2], q[3], bits, left, out);
+  pack64_store(q[0], q[1], q[2], q[3], dt, bits, left, out);
 }
 
 /* Codes of `units` units from element i, the noise from the buffer `noise` (stochastic) or
@@ -297,19 +329,18 @@ INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, i
 INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                     size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
                     uint8_t *out, size_t x_end, size_t ahead) {
-  const __m512 z = _mm512_setzero_ps();
   const size_t es = actq_dtype_size(dt);
   __m512i r[4];
   size_t u;
   for (u = 0; u + 8 <= units; u += 8) {
     const size_t e = i + 8 * u;
     actq_prefetch_ahead(x, e * es, 64 * es, x_end * es, ahead);
-    noise64(stochastic, noise + 8 * u, r);
-    pack64_store(codes16(load16(x, dt, e, 0xffff, z), vm, wide, rcp, stochastic, r[0]),
-                 codes16(load16(x, dt, e + 16, 0xffff, z), vm, wide, rcp, stochastic, r[1]),
-                 codes16(load16(x, dt, e + 32, 0xffff, z), vm, wide, rcp, stochastic, r[2]),
-                 codes16(load16(x, dt, e + 48, 0xffff, z), vm, wide, rcp, stochastic, r[3]),
-                 bits, 8, out);
+    noise64(stochastic, dt, noise + 8 * u, r);
+    pack64_store(codes16(load_v(x, dt, e, 0, 32), vm, wide, rcp, stochastic, r[0]),
+                 codes16(load_v(x, dt, e, 1, 32), vm, wide, rcp, stochastic, r[1]),
+                 codes16(load_v(x, dt, e, 2, 32), vm, wide, rcp, stochastic, r[2]),
+                 codes16(load_v(x, dt, e, 3, 32), vm, wide, rcp, stochastic, r[3]),
+                 dt, bits, 8, out);
     out += 8 * bits;
   }
   if (u < units)
@@ -334,7 +365,7 @@ INLINE void units_philox_t(const void *x, actq_dtype dt, int wide, int rcp, size
   if (cy->block == b0) {
     for (j = 0; j < 8; j++) r[j] = _mm512_load_si512((const void *)(cv + j));
   } else {
-    noise_philox(vk, blocks, r);
+    noise_philox(vk, dt, blocks, r);
   }
   cy->block = ACTQ_NOISE_NONE;
   for (; u + 16 <= units; u += 16) {

@@ -150,6 +150,10 @@ EMU_INLINE simde__m512i emu_mm512_mask_loadu_epi16(simde__m512i src, __mmask32 k
   return src;
 }
 
+EMU_INLINE simde__m512i emu_mm512_maskz_loadu_epi16(__mmask32 k, const void *p) {
+  return emu_mm512_mask_loadu_epi16(simde_mm512_setzero_si512(), k, p);
+}
+
 EMU_INLINE void emu_mm512_mask_storeu_epi8(void *p, __mmask64 k, simde__m512i a) {
   uint8_t b[64];
   int i;
@@ -310,6 +314,8 @@ EMU_INLINE simde__m512i emu_mm512_i32gather_epi32(simde__m512i index, const void
 #undef _mm512_cvtph_ps
 #undef _mm512_mask_loadu_ps
 #undef _mm256_maskz_loadu_epi16
+#undef _mm512_mask_loadu_epi16
+#undef _mm512_maskz_loadu_epi16
 #undef _mm512_mask_storeu_epi8
 #undef _mm512_shuffle_epi32
 #undef _mm512_mask_shuffle_epi32
@@ -339,6 +345,7 @@ EMU_INLINE simde__m512i emu_mm512_i32gather_epi32(simde__m512i index, const void
 #define _mm512_mask_loadu_ps emu_mm512_mask_loadu_ps
 #define _mm256_maskz_loadu_epi16 emu_mm256_maskz_loadu_epi16
 #define _mm512_mask_loadu_epi16 emu_mm512_mask_loadu_epi16
+#define _mm512_maskz_loadu_epi16 emu_mm512_maskz_loadu_epi16
 #define _mm512_mask_storeu_epi8 emu_mm512_mask_storeu_epi8
 #define _mm512_shuffle_epi32 emu_mm512_shuffle_epi32
 #define _mm512_mask_shuffle_epi32 emu_mm512_mask_shuffle_epi32
