@@ -56,17 +56,23 @@ ACTQ_PHILOX8_INLINE philox8 philox8_after_round0(__m512i blocks, __m512i t0, __m
   return p;
 }
 
+/* The high half of the dwords that carry the noise to quantize's codes: r16 | 0x4b000000
+ * is the float 2^23 + r16, so that u = r16 * 2^-16 + 2^-17 is one exact fma of it
+ * (quantize_avx512.c, codes16) with no int-to-float conversion. */
+#define ACTQ_NOISE_F32_HI 0x4b00
+
 /* The 16-bit noise of the 64 elements of 8 consecutive blocks (lane j: block b + j), in
- * element order as 4 vectors of 16 zero-extended dwords: r[v] holds elements 16v ..
- * 16v + 15 (blocks 2v, 2v + 1). Word i of a block holds its elements 2i (low half) and
- * 2i + 1 (high half) (src/arith/philox.h). Words (0, 1) and (2, 3) are paired per lane
- * by a dword swap: qword j of `a` holds elements 8j .. 8j + 3, of `b` 8j + 4 .. 8j + 7.
- * A qword permute puts in 128-bit lane m of x01 the 4 elements of lane m of r[0] (low
- * qword) and of r[1] (high qword), likewise x23; a byte shuffle per vector zero-extends
- * them. All one-uop permutes (a word permute, vpermt2w, is three on Intel cores; in L2
- * it made quantize 5% slower). `quads`: the order of quantize's bf16 vectors instead
- * (quantize_avx512.c, load_v): lane k of r[2c] holds elements 32c + 8k .. 32c + 8k + 3 (qword
- * k + 4c of a), of r[2c + 1] the next 4 (of b); the same permutes with other indices. */
+ * element order as 4 vectors of 16 dwords r16 | ACTQ_NOISE_F32_HI << 16: r[v] holds
+ * elements 16v .. 16v + 15 (blocks 2v, 2v + 1). Word i of a block holds its elements 2i
+ * (low half) and 2i + 1 (high half) (src/arith/philox.h). Words (0, 1) and (2, 3) are
+ * paired per lane by a dword swap: qword j of `a` holds elements 8j .. 8j + 3, of `b`
+ * 8j + 4 .. 8j + 7. A qword permute puts in 128-bit lane m of x01 the 4 elements of lane
+ * m of r[0] (low qword) and of r[1] (high qword), likewise x23; vpunpck{l,h}wd with the
+ * constant high words widens them. All one-uop permutes (a word permute, vpermt2w, is
+ * three on Intel cores; in L2 it made quantize 5% slower). `quads`: the order of
+ * quantize's bf16 vectors instead (quantize_avx512.c, load_v): lane k of r[2c] holds
+ * elements 32c + 8k .. 32c + 8k + 3 (qword k + 4c of a), of r[2c + 1] the next 4 (of b);
+ * the same permutes with other indices. */
 ACTQ_PHILOX8_INLINE void philox8_noise64(const philox8 *p, int quads, __m512i r[4]) {
   const __m512i a = _mm512_mask_shuffle_epi32(p->c0, 0xaaaa, p->c1, _MM_PERM_CDAB);
   const __m512i b = _mm512_mask_shuffle_epi32(p->c2, 0xaaaa, p->c3, _MM_PERM_CDAB);
@@ -74,14 +80,11 @@ ACTQ_PHILOX8_INLINE void philox8_noise64(const philox8 *p, int quads, __m512i r[
       a, quads ? _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11) : _mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11), b);
   const __m512i x23 = _mm512_permutex2var_epi64(
       a, quads ? _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15) : _mm512_setr_epi64(4, 6, 12, 14, 5, 7, 13, 15), b);
-  const __m512i lo = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, -128, -128, 2, 3, -128, -128, 4,
-                                                          5, -128, -128, 6, 7, -128, -128));
-  const __m512i hi = _mm512_broadcast_i32x4(_mm_setr_epi8(8, 9, -128, -128, 10, 11, -128, -128,
-                                                          12, 13, -128, -128, 14, 15, -128, -128));
-  r[0] = _mm512_shuffle_epi8(x01, lo);
-  r[1] = _mm512_shuffle_epi8(x01, hi);
-  r[2] = _mm512_shuffle_epi8(x23, lo);
-  r[3] = _mm512_shuffle_epi8(x23, hi);
+  const __m512i hi = _mm512_set1_epi16(ACTQ_NOISE_F32_HI);
+  r[0] = _mm512_unpacklo_epi16(x01, hi);
+  r[1] = _mm512_unpackhi_epi16(x01, hi);
+  r[2] = _mm512_unpacklo_epi16(x23, hi);
+  r[3] = _mm512_unpackhi_epi16(x23, hi);
 }
 
 #endif /* ACTQ_CPU_PHILOX_AVX512_H */

@@ -159,14 +159,16 @@ INLINE __m512 quot16(__m512 num, const vec_meta *vm, int rcp) {
 /* Codes of 16 elements, as actq_code_stochastic / actq_code_nearest (see codes8 in
  * quantize_avx2.c for why only the stochastic upper clamp is needed): floor(t + u) is the
  * truncating conversion, rint(t) the conversion with embedded round-to-nearest-even.
- * r16: the elements' 16-bit noise, one per dword (stochastic only). */
+ * rn: the elements' 16-bit noise r16, a dword each as the float 2^23 + r16
+ * (ACTQ_NOISE_F32_HI; stochastic only): u = (2^23 + r16) * 2^-16 - (2^7 - 2^-17) =
+ * r16 * 2^-16 + 2^-17, which the fma gives exactly (a float of 17 bits). */
 INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stochastic,
-                       __m512i r16) {
+                       __m512i rn) {
   __m512 t = quot16(_mm512_sub_ps(wide ? _mm512_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
   __m512i q;
   if (stochastic) {
-    __m512 u = _mm512_fmadd_ps(_mm512_cvtepi32_ps(r16), _mm512_set1_ps(1.0f / 65536.0f),
-                               _mm512_set1_ps(1.0f / 131072.0f));
+    __m512 u = _mm512_fmadd_ps(_mm512_castsi512_ps(rn), _mm512_set1_ps(0x1p-16f),
+                               _mm512_set1_ps(-(0x1p7f - 0x1p-17f)));
     q = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_add_ps(t, u)), vm->levels);
   } else {
     q = _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -235,10 +237,11 @@ INLINE void noise64(int stochastic, actq_dtype dt, const uint16_t *noise, __m512
       r[j] = _mm512_setzero_si512();
     } else if (dt == ACTQ_BF16) {
       const __m512i w = _mm512_loadu_si512((const void *)(noise + 32 * (j >> 1)));
-      r[j] = j & 1 ? _mm512_unpackhi_epi16(w, _mm512_setzero_si512())
-                   : _mm512_unpacklo_epi16(w, _mm512_setzero_si512());
+      const __m512i hi = _mm512_set1_epi16(ACTQ_NOISE_F32_HI);
+      r[j] = j & 1 ? _mm512_unpackhi_epi16(w, hi) : _mm512_unpacklo_epi16(w, hi);
     } else {
-      r[j] = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(noise + 16 * j)));
+      r[j] = _mm512_or_si512(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(noise + 16 * j))),
+                             _mm512_set1_epi32(ACTQ_NOISE_F32_HI << 16));
     }
   }
 }
