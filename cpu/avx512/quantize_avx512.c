@@ -67,12 +67,14 @@ INLINE int16_t hmin_epi16(__m512i v) {
  * (actq_h16_keys_finite). Lanes past n repeat the first element. */
 INLINE void range16_avx512(const uint16_t *x, actq_dtype dt, size_t i0, size_t n, float *mn,
                            float *mx, int *finite) {
-  const __m512i first = _mm512_set1_epi16((short)x[i0]);
   const __mmask32 m0 = n >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << n) - 1);
-  const __m512i k = h16_keys(_mm512_mask_loadu_epi16(first, m0, x + i0));
-  __m512i lo0 = k, hi0 = k, lo1 = k, hi1 = k;
+  uint16_t h0;
+  __m512i first, lo0, hi0, lo1, hi1;
   int16_t kmin, kmax;
   size_t j;
+  memcpy(&h0, x + i0, sizeof h0); /* x may sit at an odd address */
+  first = _mm512_set1_epi16((short)h0);
+  lo0 = hi0 = lo1 = hi1 = h16_keys(_mm512_mask_loadu_epi16(first, m0, x + i0));
   for (j = 32; j + 64 <= n; j += 64) { /* two accumulator sets: min/max latency */
     const __m512i a = h16_keys(_mm512_loadu_si512((const void *)(x + i0 + j)));
     const __m512i b = h16_keys(_mm512_loadu_si512((const void *)(x + i0 + j + 32)));
