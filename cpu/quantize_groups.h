@@ -70,6 +70,21 @@ typedef struct actq_quantize_hooks {
                        const actq_group_meta *g, const actq_noise_keys *keys,
                        actq_noise_carry *carry, uint32_t bits, uint8_t *out,
                        const uint8_t *end, size_t x_end, size_t ahead);
+  /* How far past the group nearest rounding's units ask for their input, in bytes (0:
+   * ACTQ_PREFETCH_BYTES). A loop that issues its prefetches faster wants them nearer: on
+   * the issue's Xeon (docs/bench-cpu.md, "The nearest prefetch distance") the AVX-512
+   * units ran 1.03-1.08x faster from memory with 4 KiB than with 8 KiB, at 2 KiB slower
+   * again, while the AVX2 units on the same core ran 0.98-1.02x with 4 KiB. */
+  size_t nearest_ahead;
+  /* Optional, both or neither: nearest rounding at 1 bit without the quotient. Every step
+   * of the code (x*c, - mc, / sc, rint, the clamp) is monotone in x, so a group's codes
+   * are 1 exactly from a step. `step` finds it for a group, as a key of the ISA's choosing
+   * (returns 0 where it cannot: the group then takes `units`); `units_step` gives the codes
+   * of whole units by comparing against it, as `units` would. */
+  int (*step)(const actq_group_meta *g, actq_dtype dt, int32_t *key);
+  void (*units_step)(const void *x, actq_dtype dt, size_t i, size_t units,
+                     const actq_group_meta *g, int32_t key, uint8_t *out, size_t x_end,
+                     size_t ahead);
 } actq_quantize_hooks;
 
 /* With a meta hook, the loop takes small groups in batches: pass 1 of each, their
@@ -124,6 +139,8 @@ typedef struct actq_quantize_row {
   uint64_t nb0, nb1;
   uint16_t *nbuf;
   int in_loop;            /* stochastic, the noise made in the codes loop (a constant) */
+  int want_step;          /* nearest at 1 bit, and the hooks have a step (groups one by one
+                           * only: batches of small groups measured 0.92-0.95x with it) */
   actq_noise_keys keys;   /* set when in_loop */
   actq_noise_carry carry; /* when in_loop; its vectors in nbuf */
 } actq_quantize_row;
@@ -155,8 +172,8 @@ ACTQ_INLINE void actq_quantize_group_range(const actq_quantize_row *w, size_t gi
  * than a batch share one generator call (its setup is a good part of a call for 8
  * blocks) instead of one each. */
 ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
-                                             const actq_group_meta *g, actq_dtype dt,
-                                             int stochastic, int in_loop,
+                                             const actq_group_meta *g, const int32_t *step,
+                                             actq_dtype dt, int stochastic, int in_loop,
                                              const actq_quantize_hooks *h) {
   const actq_quant_job *job = w->job;
   const actq_grid *gr = &job->grid;
@@ -164,11 +181,15 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
   const size_t meta_index = w->r * gr->groups_per_row + gi;
   const uint32_t bits = w->bits;
   uint8_t *gout = w->row_packed + (c0 / 8) * bits; /* c0 % 8 == 0 */
-  /* pass 2 asks for the input a group and ACTQ_PREFETCH_BYTES ahead: pass 1 of the next
-   * groups reads it (paired on the Xeon VM of docs/bench-cpu.md, against a prefetch of the
-   * group 8 KiB ahead at the start of pass 1: 1.02-1.17x at groups of 256; the group's
-   * length added keeps groups of 4096 from reading their own, cached, input) */
-  const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + (in_loop ? 2 * ACTQ_PREFETCH_BYTES : ACTQ_PREFETCH_BYTES);
+  /* pass 2 asks for the input a group and ACTQ_PREFETCH_BYTES ahead (nearest: the hooks'
+   * distance): pass 1 of the next groups reads it (paired on the Xeon VM of
+   * docs/bench-cpu.md, against a prefetch of the group 8 KiB ahead at the start of pass 1:
+   * 1.02-1.17x at groups of 256; the group's length added keeps groups of 4096 from
+   * reading their own, cached, input) */
+  const size_t beyond = in_loop                          ? 2 * ACTQ_PREFETCH_BYTES
+                        : stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES
+                                                          : h->nearest_ahead;
+  const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -191,6 +212,14 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
         actq_quantize_partial_unit(job->x, dt, 1, e0 + 8 * full, n % 8, g, r16, bits,
                                    out + full * bits);
       }
+      continue;
+    }
+    if (step) { /* nearest at 1 bit, the group's step found */
+      if (full)
+        h->units_step(job->x, dt, e0, full, g, *step, out, w->base + gr->cols, ahead);
+      if (n % 8)
+        actq_quantize_partial_unit(job->x, dt, 0, e0 + 8 * full, n % 8, g, NULL, bits,
+                                   out + full * bits);
       continue;
     }
     if (stochastic) {
@@ -226,23 +255,27 @@ ACTQ_INLINE size_t actq_quantize_batch_groups(const actq_grid *gr, actq_dtype dt
 }
 
 /* Pass 1 and the metadata of the nb groups from gb (a batch of them at once with a meta
- * hook and nb > 1, else group by group). */
+ * hook and nb > 1, else group by group); with `step`, where the row wants it, each finite
+ * group's step (has[k]: found, key in step[k]). */
 ACTQ_INLINE void actq_quantize_batch_meta(actq_quantize_row *w, size_t gb, size_t nb,
                                           actq_dtype dt, const actq_quantize_hooks *h,
-                                          actq_group_meta *gm) {
+                                          actq_group_meta *gm, int32_t *step, int *has) {
   float mn[ACTQ_QUANTIZE_BATCH], mx[ACTQ_QUANTIZE_BATCH];
   int finite[ACTQ_QUANTIZE_BATCH];
   size_t k;
   if (nb == 1) {
     actq_quantize_group_range(w, gb, dt, h, &mn[0], &mx[0], &finite[0]);
     actq_group_meta_compute(mn[0], mx[0], finite[0], w->bits, w->job->grid.meta_dtype, gm);
-    return;
+  } else {
+    k = 0;
+    do /* (a do loop: gcc then sees element 0 set) */
+      actq_quantize_group_range(w, gb + k, dt, h, &mn[k], &mx[k], &finite[k]);
+    while (++k < nb);
+    h->meta(mn, mx, finite, nb, w->bits, w->job->grid.meta_dtype, gm);
   }
-  k = 0;
-  do /* (a do loop: gcc then sees element 0 set) */
-    actq_quantize_group_range(w, gb + k, dt, h, &mn[k], &mx[k], &finite[k]);
-  while (++k < nb);
-  h->meta(mn, mx, finite, nb, w->bits, w->job->grid.meta_dtype, gm);
+  if (step)
+    for (k = 0; k < nb; k++)
+      has[k] = w->want_step && !gm[k].nonfinite && h->step(&gm[k], dt, &step[k]);
 }
 
 /* Groups [g0, g1) one by one, software-pipelined: pass 1 and the metadata of the next
@@ -255,11 +288,16 @@ ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g
                                                   actq_dtype dt, int stochastic, int in_loop,
                                                   const actq_quantize_hooks *h) {
   actq_group_meta gm[2];
+  int32_t step[2];
+  int has[2];
   size_t nonfinite = 0, gi;
-  actq_quantize_batch_meta(w, g0, 1, dt, h, &gm[0]);
+  actq_quantize_batch_meta(w, g0, 1, dt, h, &gm[0], &step[0], &has[0]);
   for (gi = g0; gi < g1; gi++) {
-    if (gi + 1 < g1) actq_quantize_batch_meta(w, gi + 1, 1, dt, h, &gm[(gi + 1 - g0) & 1]);
-    nonfinite += actq_quantize_group_codes(w, gi, &gm[(gi - g0) & 1], dt, stochastic, in_loop, h);
+    const size_t k = (gi - g0) & 1;
+    if (gi + 1 < g1)
+      actq_quantize_batch_meta(w, gi + 1, 1, dt, h, &gm[k ^ 1], &step[k ^ 1], &has[k ^ 1]);
+    nonfinite += actq_quantize_group_codes(w, gi, &gm[k], has[k] ? &step[k] : NULL, dt,
+                                           stochastic, in_loop, h);
   }
   return nonfinite;
 }
@@ -276,9 +314,9 @@ ACTQ_INLINE size_t actq_quantize_batches(actq_quantize_row *w, size_t g0, size_t
   for (gb = g0; gb < g1; gb += nb) {
     actq_group_meta gm[ACTQ_QUANTIZE_BATCH];
     nb = g1 - gb < batch ? g1 - gb : batch;
-    actq_quantize_batch_meta(w, gb, nb, dt, h, gm);
+    actq_quantize_batch_meta(w, gb, nb, dt, h, gm, NULL, NULL);
     for (k = 0; k < nb; k++)
-      nonfinite += actq_quantize_group_codes(w, gb + k, &gm[k], dt, stochastic, in_loop, h);
+      nonfinite += actq_quantize_group_codes(w, gb + k, &gm[k], NULL, dt, stochastic, in_loop, h);
   }
   return nonfinite;
 }
@@ -312,6 +350,7 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   w.nb0 = w.nb1 = 0;
   w.nbuf = nbuf;
   w.in_loop = in_loop && h->units_philox; /* (a constant: NULL in tables without one) */
+  w.want_step = !stochastic && h->step && w.bits == 1;
   if (w.in_loop) {
     actq_noise_keys_init(job->seed, job->offset, &w.keys);
     w.carry.block = ACTQ_NOISE_NONE;

@@ -126,16 +126,79 @@ static float special_value(int kind, float base, float spread) {
   }
 }
 
+/* -1, or the kind every group of fill_input takes (THRESHOLD_KIND included). */
+static int force_kind = -1;
+
+/* Groups whose values sit at the 1-bit nearest threshold: the two ends lo and hi, and the
+ * rest within 40 steps of the input format around their midpoint, where a code of 0 turns
+ * to 1 (with f32 metadata the stored minimum is lo itself, and the threshold is a few
+ * steps from the midpoint). A threshold off by one step in the vector path changes codes
+ * here; random values almost never meet it. */
+#define THRESHOLD_KIND 11
+static void fill_threshold_group(buf *x, actq_dtype dt, size_t at, size_t n, float base,
+                                 float spread) {
+  const float lo = base - spread, hi = base + spread, mid = lo + (hi - lo) * 0.5f;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    const int k = (int)rnd_below(81) - 40;
+    int s;
+    if (dt == ACTQ_F32) {
+      float v = i == 0 ? lo : i == 1 ? hi : mid;
+      for (s = 0; i > 1 && s < (k < 0 ? -k : k); s++) v = actq_f32_step(v, k < 0 ? -1 : 1);
+      memcpy(x->p + 4 * (at + i), &v, 4);
+    } else {
+      uint16_t h = actq_f32_to_h16(i == 0 ? lo : i == 1 ? hi : mid, dt);
+      for (s = 0; i > 1 && s < (k < 0 ? -k : k); s++)
+        h = actq_h16_step(h, k < 0 ? -1 : 1, actq_h16_inf_bits(dt));
+      memcpy(x->p + 2 * (at + i), &h, 2);
+    }
+  }
+}
+
+/* Groups whose 1-bit step sits where the exact arithmetic matters, among +0, -0 and values
+ * a few steps from zero:
+ *  - min -2^-20, max 15 * 2^-24 (f16 denormals): the least num with code 1 is a hair above
+ *    15.5 * 2^-24, which 0's num (2^-20) reaches and -2^-24's (15 * 2^-24) does not, so
+ *    for f16 the step is at zero itself: -0 must take code 1 with +0, though their order
+ *    keys differ;
+ *  - min -1, max 1: a scale of 2, so sc * (0.5 + 2^-25) ties between 1 and the float above,
+ *    and 0's t is exactly 0.5 (code 0). */
+#define ZERO_STEP_KIND 12
+static void fill_zero_step_group(buf *x, actq_dtype dt, size_t at, size_t n) {
+  static const float near0[] = {0.0f, -0.0f, 0x1p-24f, -0x1p-24f, 0x1p-23f, -0x1p-23f};
+  const int pow2 = (int)(rnd() & 1);
+  size_t i;
+  for (i = 0; i < n; i++) {
+    const float v = i == 0 ? (pow2 ? -1.0f : -0x1p-20f)
+                    : i == 1 ? (pow2 ? 1.0f : 15 * 0x1p-24f)
+                             : near0[rnd_below(6)];
+    if (dt == ACTQ_F32) {
+      memcpy(x->p + 4 * (at + i), &v, 4);
+    } else {
+      const uint16_t h = actq_f32_to_h16(v, dt);
+      memcpy(x->p + 2 * (at + i), &h, 2);
+    }
+  }
+}
+
 static void fill_input(buf *x, actq_dtype dt, size_t rows, size_t cols, size_t group) {
   size_t r, c;
   for (r = 0; r < rows; r++) {
     for (c = 0; c < cols; c += group) {
       const size_t end = c + group < cols ? c + group : cols;
-      const int kind = rnd_below(3) ? 0 : (int)rnd_below(11);
+      const int kind = force_kind >= 0 ? force_kind : rnd_below(3) ? 0 : (int)rnd_below(11);
       const float base = (rnd_unit() * 2.0f - 1.0f) * powf(10.0f, (float)rnd_below(9) - 4.0f);
       const float spread = kind == 10 ? ldexpf(1.0f + rnd_unit(), (rnd() & 1 ? -40 : 24) + (int)rnd_below(17))
                                       : rnd_unit() * fabsf(base) + 1e-3f;
       size_t i;
+      if (kind == THRESHOLD_KIND) {
+        fill_threshold_group(x, dt, r * cols + c, end - c, base, spread);
+        continue;
+      }
+      if (kind == ZERO_STEP_KIND) {
+        fill_zero_step_group(x, dt, r * cols + c, end - c);
+        continue;
+      }
       for (i = c; i < end; i++) {
         float v = special_value(kind, base, spread);
         size_t at = r * cols + i;
@@ -356,6 +419,27 @@ Test(isa_equivalence, quantize_dequantize_all_combinations) {
           check_case(rows, pick_cols(), group_choices[rnd_below(7)], bits, 0, (actq_dtype)xdt,
                      (actq_dtype)mdt, (actq_rounding)rm, rnd(), rnd());
         }
+}
+
+/* Nearest codes at the step where the 1-bit code turns from 0 to 1 (the AVX-512 path
+ * compares against it instead of dividing), every input and meta dtype, 2 bits beside;
+ * and steps at zero. */
+Test(isa_equivalence, nearest_one_bit_threshold) {
+  static const uint32_t groups[] = {8, 24, 64, 256, 1000};
+  int xdt, mdt, rep;
+  rng_state = 5;
+  force_kind = THRESHOLD_KIND;
+  for (rep = 0; rep < 8; rep++)
+    for (xdt = 0; xdt < 3; xdt++)
+      for (mdt = 0; mdt < 3; mdt++)
+        check_case(1 + rnd_below(4), 1 + rnd_below(3000), groups[rnd_below(5)],
+                   rep < 6 ? 1 : 2, 0, (actq_dtype)xdt, (actq_dtype)mdt, ACTQ_ROUND_NEAREST, rnd(),
+                   rnd());
+  force_kind = ZERO_STEP_KIND;
+  for (xdt = 0; xdt < 3; xdt++)
+    check_case(2, 4096 + rnd_below(100), 256, 1, 0, (actq_dtype)xdt, ACTQ_F32,
+               ACTQ_ROUND_NEAREST, 1, 0);
+  force_kind = -1;
 }
 
 /* Per-row widths and many seeds/offsets, including offsets and seeds with high bits set
