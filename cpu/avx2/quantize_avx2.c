@@ -15,6 +15,7 @@
 #include "cpu/avx2/meta_avx2.h"
 #include "cpu/prefetch.h"
 #include "cpu/quantize_groups.h"
+#include "cpu/quantize_step.h"
 
 static inline float hmin8(__m256 v) {
   __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -77,9 +78,7 @@ ACTQ_INLINE void range16_avx2(const uint16_t *x, actq_dtype dt, size_t i0, size_
   /* max(k) = ~min(~k) */
   kmax = (int16_t)~hmin16_epi16(_mm256_xor_si256(_mm256_max_epi16(hi0, hi1),
                                                  _mm256_set1_epi32(-1)));
-  *finite = actq_h16_keys_finite(kmin, kmax, dt);
-  *mn = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmin), dt);
-  *mx = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmax), dt);
+  actq_h16_keys_range(kmin, kmax, dt, mn, mx, finite);
 }
 
 /* Pass 1 over the n (a positive multiple of 8) elements from i0. On a group without NaN
@@ -211,12 +210,53 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
     units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end, x_end, ahead);
 }
 
+/* Nearest 1-bit codes of whole units from element i against the group's step
+ * (cpu/quantize_step.h): f32, x - mc >= num, a unit's 8 compares one byte of codes
+ * (vmovmskps); 16-bit, key(x) >= key, 32 a step (the compares' words narrowed to bytes,
+ * then vpmovmskb). */
+ACTQ_INLINE void units_step_avx2(const void *x, actq_dtype dt, size_t i, size_t units,
+                                 const actq_group_meta *g, int32_t key, uint8_t *out,
+                                 size_t x_end, size_t ahead) {
+  size_t u, v;
+  if (dt == ACTQ_F32) {
+    const float *xf = (const float *)x + i;
+    const __m256 m = _mm256_set1_ps(g->mc), n = _mm256_set1_ps(actq_f32_from_bits((uint32_t)key));
+#define ACTQ_STEP_UNIT(u)                                                                       \
+  (uint8_t) _mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(_mm256_loadu_ps(xf + 8 * (u)), m), n, \
+                                             _CMP_GE_OQ))
+    for (u = 0; u + 8 <= units; u += 8) {
+      actq_prefetch_ahead(x, (i + 8 * u) * 4, 256, x_end * 4, ahead);
+      for (v = 0; v < 8; v++) out[u + v] = ACTQ_STEP_UNIT(u + v);
+    }
+    for (; u < units; u++) out[u] = ACTQ_STEP_UNIT(u);
+#undef ACTQ_STEP_UNIT
+  } else {
+    const uint16_t *xh = (const uint16_t *)x;
+    const __m256i below = _mm256_set1_epi16((short)(key - 1)); /* key(x) > key - 1 */
+    for (u = 0; u + 4 <= units; u += 4) {
+      const __m256i a = _mm256_cmpgt_epi16(h16_keys(load16_h16(xh + i + 8 * u, 0)), below);
+      const __m256i b = _mm256_cmpgt_epi16(h16_keys(load16_h16(xh + i + 8 * u + 16, 0)), below);
+      /* packs works per 128-bit lane: a.lo b.lo a.hi b.hi, put back in element order */
+      const uint32_t w = (uint32_t)_mm256_movemask_epi8(
+          _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xd8));
+      actq_prefetch_ahead(x, (i + 8 * u) * 2, 64, x_end * 2, ahead);
+      memcpy(out + u, &w, 4);
+    }
+    for (; u < units; u++) {
+      const __m128i a = _mm256_castsi256_si128(
+          _mm256_cmpgt_epi16(h16_keys(load16_h16(xh + i + 8 * u, 1)), below));
+      out[u] = (uint8_t)_mm_movemask_epi8(_mm_packs_epi16(a, a));
+    }
+  }
+}
+
 ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
                             uint16_t *out) {
   actq_avx2_noise_fill(seed, offset, block0, nblocks, out);
 }
 
 static const actq_quantize_hooks hooks_avx2 = {range_avx2, noise_avx2, units_avx2,
-                                               actq_meta_groups_avx2, NULL, 0, NULL, NULL};
+                                               actq_meta_groups_avx2, NULL, 0, actq_quantize_step,
+                                               units_step_avx2};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx2_quantize_groups, hooks_avx2)

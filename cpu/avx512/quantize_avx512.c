@@ -12,6 +12,7 @@
 #include "cpu/avx512/philox_avx512.h"
 #include "cpu/prefetch.h"
 #include "cpu/quantize_groups.h"
+#include "cpu/quantize_step.h"
 
 #define INLINE ACTQ_INLINE
 
@@ -93,9 +94,7 @@ INLINE void range16_avx512(const uint16_t *x, actq_dtype dt, size_t i0, size_t n
   /* max(k) = -1 - min(-1 - k), and -1 - k is ~k */
   kmax = (int16_t)~hmin_epi16(_mm512_xor_si512(_mm512_max_epi16(hi0, hi1),
                                                  _mm512_set1_epi32(-1)));
-  *finite = actq_h16_keys_finite(kmin, kmax, dt);
-  *mn = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmin), dt);
-  *mx = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmax), dt);
+  actq_h16_keys_range(kmin, kmax, dt, mn, mx, finite);
 }
 
 /* Pass 1 (see range_avx2 in quantize_avx2.c), n a positive multiple of 8. Lanes past the
@@ -427,61 +426,7 @@ INLINE int group_rcp(const actq_group_meta *g) {
   } while (0)
 
 /* ---- nearest rounding at 1 bit: the step hooks (cpu/quantize_groups.h) ----------------- */
-/* The least num = x*c - mc whose code is 1, for c = 1 (wide groups divide). The code is 1
- * where RN(num / sc) > 0.5, and the floats next to 0.5 are 0.5 - 2^-25 and 0.5 + 2^-24,
- * with a tie going to 0.5 (even): so exactly where num > sc * (0.5 + 2^-25), a product
- * that double holds exactly (48 significant bits). No division: a few scalar operations a
- * group. */
-INLINE float num_step(float sc) {
-  const double d = (double)sc * (0.5 + 0x1p-25);
-  const float f = (float)d; /* positive and finite: sc is */
-  uint32_t b;
-  memcpy(&b, &f, sizeof b);
-  b += (double)f <= d; /* the next float up, for positive f */
-  return actq_f32_from_bits(b);
-}
-
-/* A 16-bit input value (f16, bf16) and its order key (actq_h16_key), one way and back,
- * with F16C for f16: the step hook runs once a group, and with actq_h16_round_dir and the
- * generic conversions (their branches) f16 at groups of 256 ran 0.73x in L2. */
-INLINE float h16_key_value(int32_t k, actq_dtype dt) {
-  const uint16_t h = (uint16_t)actq_h16_key((uint16_t)k);
-  return dt == ACTQ_BF16 ? actq_f32_from_bits((uint32_t)h << 16) : _cvtsh_ss(h);
-}
-INLINE int32_t h16_nearest_key(float f, actq_dtype dt) {
-  const uint32_t b = actq_f32_bits(f);
-  return actq_h16_key(dt == ACTQ_BF16 ? (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16)
-                                      : (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
-}
-
-/* The step hook. f32: the bits of the least num whose code is 1; the codes are then
- * x - mc >= num, one subtraction and one compare a vector. 16-bit inputs: the order key
- * of the least input value whose num reaches it; the codes are then a compare of keys, 32
- * lanes a vector, with no conversion. That value lies next to e = mc + the midpoint of
- * num and the float below it (computed in double): the nearest value to e, one step up
- * where its num falls short (e itself, at a tie to the even float below num). It is taken
- * only once it and the value below it are checked against num as the reference computes
- * num; where not (a sum not exact in double: exponents of mc and num far apart), the group
- * divides. */
-INLINE int step_avx512(const actq_group_meta *g, actq_dtype dt, int32_t *key) {
-  const float num = num_step(g->sc);
-  int32_t k;
-  if (g->c != 1.0f) return 0;
-  if (dt == ACTQ_F32) {
-    *key = (int32_t)actq_f32_bits(num);
-    return 1;
-  }
-  k = h16_nearest_key(
-      (float)((double)g->mc +
-              0.5 * ((double)num + (double)actq_f32_from_bits(actq_f32_bits(num) - 1u))),
-      dt);
-  k += h16_key_value(k, dt) - g->mc < num;
-  if (!(h16_key_value(k, dt) - g->mc >= num) || h16_key_value(k - 1, dt) - g->mc >= num ||
-      k > 32767)
-    return 0;
-  *key = k;
-  return 1;
-}
+/* The step: actq_quantize_step (cpu/quantize_step.h). */
 
 /* Nearest 1-bit codes of f32 units from element i: x - mc >= num, 16 lanes a compare. */
 INLINE void units_step_f32(const float *x, size_t i, size_t units, float mc, float num,
@@ -590,7 +535,7 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
 
 static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512,
                                                  actq_meta_groups_avx2, ACTQ_UNITS_PHILOX_AVX512,
-                                                 ACTQ_PREFETCH_BYTES / 2, step_avx512,
+                                                 ACTQ_PREFETCH_BYTES / 2, actq_quantize_step,
                                                  units_step_avx512};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx512_quantize_groups, hooks_avx512)

@@ -150,6 +150,15 @@ ACTQ_HD int actq_h16_keys_finite(int16_t kmin, int16_t kmax, actq_dtype t) {
   return (kmax < (int16_t)inf) & (kmin > (int16_t)(uint16_t)~inf);
 }
 
+/* What the min and max keys of a set of values of format t tell: min and max as f32, and
+ * whether both are finite (the vector pass 1 of 16-bit inputs ends here). */
+ACTQ_HD void actq_h16_keys_range(int16_t kmin, int16_t kmax, actq_dtype t, float *mn, float *mx,
+                                 int *finite) {
+  *finite = actq_h16_keys_finite(kmin, kmax, t);
+  *mn = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmin), t);
+  *mx = actq_h16_to_f32((uint16_t)actq_h16_key((uint16_t)kmax), t);
+}
+
 /* d rounded down (dir < 0) or up (dir > 0) to a value of the 16-bit format t. */
 ACTQ_HD float actq_h16_round_dir(double d, int dir, actq_dtype t) {
   float f = dir < 0 ? actq_f32_round_down(d) : actq_f32_round_up(d);
