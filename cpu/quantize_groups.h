@@ -72,9 +72,12 @@ typedef struct actq_quantize_hooks {
                        const uint8_t *end, size_t x_end, size_t ahead);
   /* How far past the group nearest rounding's units ask for their input, in bytes (0:
    * ACTQ_PREFETCH_BYTES). A loop that issues its prefetches faster wants them nearer: on
-   * the issue's Xeon (docs/bench-cpu.md, "The nearest prefetch distance") the AVX-512
-   * units ran 1.03-1.08x faster from memory with 4 KiB than with 8 KiB, at 2 KiB slower
-   * again, while the AVX2 units on the same core ran 0.98-1.02x with 4 KiB. */
+   * the issue's Xeon (docs/bench-cpu.md, "nearest at 1 bit by its step; the nearest
+   * prefetch distance") the AVX-512 units ran 1.01-1.08x faster from memory with 4 KiB
+   * than with 8 KiB (2 KiB lost at groups of 64), while the AVX2 units on the same core
+   * ran 0.98-1.04x with 4 KiB. The step search itself (`step` below) is one function for
+   * every vector table (cpu/quantize_step.h); it is a hook because it needs F16C, which
+   * the reference's file is not compiled with. */
   size_t nearest_ahead;
   /* Optional, both or neither: nearest rounding at 1 bit without the quotient. Every step
    * of the code (x*c, - mc, / sc, rint, the clamp) is monotone in x, so a group's codes
