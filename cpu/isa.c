@@ -54,6 +54,7 @@ static actq_cpu_isa detected_isa = ACTQ_ISA_SCALAR;
 static actq_cpu_isa selected_isa = ACTQ_ISA_SCALAR;
 static size_t llc_bytes = 0;
 static size_t stream_min_env = 0;
+static size_t prefetch_l2_min_env = 0;
 static size_t y_lut_build_env = 0;
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 
@@ -99,6 +100,7 @@ static void decide(void) {
   const char *cap = getenv("ACTQ_CPU_ISA");
   llc_bytes = cache_bytes();
   stream_min_env = env_count("ACTQ_STREAM_MIN_BYTES");
+  prefetch_l2_min_env = env_count("ACTQ_PREFETCH_L2_MIN_BYTES");
   y_lut_build_env = env_count("ACTQ_Y_LUT_BUILD_ELEMENTS");
   detected_isa = detect();
   selected_isa = detected_isa;
@@ -130,6 +132,11 @@ size_t actq_cpu_llc_bytes(void) {
 size_t actq_cpu_stream_min_env(void) {
   pthread_once(&isa_once, decide);
   return stream_min_env;
+}
+
+size_t actq_cpu_prefetch_l2_min_env(void) {
+  pthread_once(&isa_once, decide);
+  return prefetch_l2_min_env;
 }
 
 size_t actq_cpu_y_lut_build_env(void) {

@@ -40,6 +40,11 @@ size_t actq_cpu_llc_bytes(void);
  * and for tests that need one size on every machine. */
 size_t actq_cpu_stream_min_env(void);
 
+/* ACTQ_PREFETCH_L2_MIN_BYTES from the environment, read once, as above; 0 when unset.
+ * cpu/prefetch.h's threshold then takes it (the tests set it low, so that calls of test
+ * sizes take both sides of it). */
+size_t actq_cpu_prefetch_l2_min_env(void);
+
 /* ACTQ_Y_LUT_BUILD_ELEMENTS from the environment (a positive decimal count), read once;
  * 0 when unset or not such a number. cpu/y_lut.c's rule then takes it: a context builds
  * a y table once it has computed y for that many elements of the table's key (the tests

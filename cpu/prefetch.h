@@ -12,12 +12,24 @@
 #include <stddef.h>
 #include <xmmintrin.h>
 
+#include "cpu/isa.h"
+
 #define ACTQ_PREFETCH_BYTES 8192
 
 /* Always inlined: a function that only prefetches has no effect gcc can see, so where it
  * is not inlined early, gcc 12 finds it const and deletes the call with its prefetches
  * (quantize's group prefetch, a helper of its own, was absent from the gcc 12 builds). */
 #define ACTQ_PREFETCH_INLINE static inline __attribute__((always_inline))
+
+/* The lines of `bytes` from byte at + ahead, with the hint (a constant), unless they reach
+ * past `total`. */
+#define ACTQ_PREFETCH_LINES(p, at, bytes, total, ahead, hint)                                  \
+  do {                                                                                         \
+    size_t off_;                                                                               \
+    if ((at) + (ahead) + (bytes) > (total)) break;                                             \
+    for (off_ = 0; off_ < (bytes); off_ += 64)                                                 \
+      _mm_prefetch((const char *)(p) + (at) + (ahead) + off_, hint);                           \
+  } while (0)
 
 /* For loops that read their input once, in order, `bytes` (a constant multiple of 64) an
  * iteration from byte `at` of an input of `total` bytes at p: asks for those bytes
@@ -29,10 +41,34 @@
  * same `ahead` bytes ahead instead. */
 ACTQ_PREFETCH_INLINE void actq_prefetch_ahead(const void *p, size_t at, size_t bytes,
                                               size_t total, size_t ahead) {
-  size_t off;
-  if (at + ahead + bytes > total) return;
-  for (off = 0; off < bytes; off += 64)
-    _mm_prefetch((const char *)p + at + ahead + off, _MM_HINT_T0);
+  ACTQ_PREFETCH_LINES(p, at, bytes, total, ahead, _MM_HINT_T0);
+}
+
+/* The same into L2 only (the T2 hint), for a second request further ahead than the first.
+ * Why it pays, as we read it: a request into L1 holds one of the core's few L1 miss
+ * buffers until its line arrives, so requests a few KiB ahead that go all the way to
+ * memory cap one core's reads below a plain copy's; asked into L2 well ahead, the line is
+ * there when the L1 request comes. Only for inputs that come from memory: in the caches
+ * the extra requests cost time (actq_prefetch_l2_min_bytes). */
+ACTQ_PREFETCH_INLINE void actq_prefetch_ahead_l2(const void *p, size_t at, size_t bytes,
+                                                 size_t total, size_t ahead) {
+  ACTQ_PREFETCH_LINES(p, at, bytes, total, ahead, _MM_HINT_T2);
+}
+
+/* How far past its group nearest quantize asks for its input into L2 (the hooks'
+ * nearest_l2_ahead, cpu/quantize_groups.h): 16 KiB past the L1 request. Paired on the
+ * issue's Xeon from 256 MiB, 8, 16 and 32 KiB past it measured alike (1.05-1.15x). */
+#define ACTQ_PREFETCH_L2_BYTES 20480
+
+/* Input bytes of one call from which a kernel adds actq_prefetch_ahead_l2: 64 MiB. On the
+ * issue's Xeon VM (docs/bench-cpu.md, "nearest f32: a second prefetch into L2"), nearest
+ * f32 quantize with it ran 0.93-0.95x from 16 MiB inputs (cached in L3), 1.01-1.02x from
+ * 64 MiB and 1.05-1.13x from 256 MiB. The last-level cache's size, which stream.h uses,
+ * does not say where the crossover is on a shared VM (sysfs reports 480 MiB there). The
+ * environment's ACTQ_PREFETCH_L2_MIN_BYTES, read once, replaces it. */
+static inline size_t actq_prefetch_l2_min_bytes(void) {
+  const size_t env = actq_cpu_prefetch_l2_min_env();
+  return env ? env : (size_t)64 << 20;
 }
 
 ACTQ_PREFETCH_INLINE void actq_prefetch_stream(const void *p, size_t at, size_t bytes, size_t total) {

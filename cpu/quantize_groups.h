@@ -51,10 +51,12 @@ typedef struct actq_quantize_hooks {
    * noise of element i + j), packed to out. Stores may run past the units' bytes up to
    * `end` (the range's last byte: later stores, in order, rewrite the overshoot). The
    * vector hooks ask for the input `ahead` bytes ahead as they go (cpu/prefetch.h), never
-   * at or past flat index x_end (the row's end). */
+   * at or past flat index x_end (the row's end); where `ahead_l2` is not 0 (nearest, a call
+   * whose input comes from memory: nearest_l2_ahead below) they may also ask for it that
+   * far ahead into L2. */
   void (*units)(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                 const actq_group_meta *g, const uint16_t *noise, uint32_t bits, uint8_t *out,
-                const uint8_t *end, size_t x_end, size_t ahead);
+                const uint8_t *end, size_t x_end, size_t ahead, size_t ahead_l2);
   /* The metadata of n groups (2 <= n <= ACTQ_QUANTIZE_BATCH) from their pass-1 results,
    * each as actq_group_meta_compute gives it; NULL: that function, group by group. */
   void (*meta)(const float *mn, const float *mx, const int *finite, size_t n, uint32_t bits,
@@ -79,6 +81,10 @@ typedef struct actq_quantize_hooks {
    * every vector table (cpu/quantize_step.h); it is a hook because it needs F16C, which
    * the reference's file is not compiled with. */
   size_t nearest_ahead;
+  /* How far past the group nearest rounding's units may also ask for their input into L2
+   * (actq_prefetch_ahead_l2), in calls of actq_prefetch_l2_min_bytes() of input or more;
+   * 0: never. */
+  size_t nearest_l2_ahead;
   /* Optional, both or neither: nearest rounding at 1 bit without the quotient. Every step
    * of the code (x*c, - mc, / sc, rint, the clamp) is monotone in x, so a group's codes
    * are 1 exactly from a step. `step` finds it for a group, as a key of the ISA's choosing
@@ -144,6 +150,7 @@ typedef struct actq_quantize_row {
   int in_loop;            /* stochastic, the noise made in the codes loop (a constant) */
   int want_step;          /* nearest at 1 bit, and the hooks have a step (groups one by one
                            * only: batches of small groups measured 0.92-0.95x with it) */
+  size_t l2_beyond;       /* nearest, a call from memory: the hooks' nearest_l2_ahead; else 0 */
   actq_noise_keys keys;   /* set when in_loop */
   actq_noise_carry carry; /* when in_loop; its vectors in nbuf */
 } actq_quantize_row;
@@ -193,6 +200,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
                         : stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES
                                                           : h->nearest_ahead;
   const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
+  const size_t ahead_l2 = w->l2_beyond ? (c1 - c0) * actq_dtype_size(dt) + w->l2_beyond : 0;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -239,7 +247,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
     }
     if (full)
       h->units(job->x, dt, stochastic, e0, full, g, w->nbuf + k, bits, out, w->range_end,
-               w->base + gr->cols, ahead);
+               w->base + gr->cols, ahead, ahead_l2);
     if (n % 8)
       actq_quantize_partial_unit(job->x, dt, stochastic, e0 + 8 * full, n % 8, g,
                                  w->nbuf + k + 8 * full, bits, out + full * bits);
@@ -354,6 +362,10 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   w.nbuf = nbuf;
   w.in_loop = in_loop && h->units_philox; /* (a constant: NULL in tables without one) */
   w.want_step = !stochastic && h->step && w.bits == 1;
+  w.l2_beyond = !stochastic && h->nearest_l2_ahead &&
+                        gr->rows * gr->cols * actq_dtype_size(dt) >= actq_prefetch_l2_min_bytes()
+                    ? h->nearest_l2_ahead
+                    : 0;
   if (w.in_loop) {
     actq_noise_keys_init(job->seed, job->offset, &w.keys);
     w.carry.block = ACTQ_NOISE_NONE;

@@ -159,9 +159,11 @@ ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int 
   return q;
 }
 
+/* l2 (a constant): the input also asked for ahead_l2 bytes ahead into L2 */
 ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
-                         size_t units, const vec_meta *vm, const uint16_t *noise,
-                         uint32_t bits, uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
+                         size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
+                         uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead, int l2,
+                         size_t ahead_l2) {
   const size_t es = actq_dtype_size(dt);
   size_t u, j;
   for (u = 0; u + 4 <= units; u += 4) {
@@ -169,6 +171,7 @@ ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide,
     const uint16_t *nz = noise + 8 * u;
     __m256i q0;
     actq_prefetch_ahead(x, e * es, 32 * es, x_end * es, ahead);
+    if (l2) actq_prefetch_ahead_l2(x, e * es, 32 * es, x_end * es, ahead_l2);
     q0 = codes8(actq_avx2_load8(x, dt, e), vm, wide, rcp, stochastic, nz);
     __m256i q1 = codes8(actq_avx2_load8(x, dt, e + 8), vm, wide, rcp, stochastic, nz + 8);
     __m256i q2 = codes8(actq_avx2_load8(x, dt, e + 16), vm, wide, rcp, stochastic, nz + 16);
@@ -189,9 +192,25 @@ ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide,
   }
 }
 
+/* four loops: wide groups (x * c) never take the reciprocal */
+ACTQ_INLINE void units_quot(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
+                            const actq_group_meta *g, const vec_meta *vm, const uint16_t *noise,
+                            uint32_t bits, uint8_t *out, const uint8_t *end, size_t x_end,
+                            size_t ahead, int l2, size_t ahead_l2) {
+#define ACTQ_UNITS_T(wide, rcp)                                                                 \
+  units_t(x, dt, stochastic, wide, rcp, i, units, vm, noise, bits, out, end, x_end, ahead, l2,  \
+          ahead_l2)
+  if (g->c != 1.0f) ACTQ_UNITS_T(1, ACTQ_QUOT_DIVIDE);
+  else if (actq_quot_rcp_group_ok(g)) ACTQ_UNITS_T(0, ACTQ_QUOT_RCP);
+  else if (g->rcp_ok) ACTQ_UNITS_T(0, ACTQ_QUOT_RCP_CHECK);
+  else ACTQ_UNITS_T(0, ACTQ_QUOT_DIVIDE);
+#undef ACTQ_UNITS_T
+}
+
 ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                             const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
-                            uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
+                            uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead,
+                            size_t ahead_l2) {
   vec_meta vm;
   vm.c = _mm256_set1_ps(g->c);
   vm.mc = _mm256_set1_ps(g->mc);
@@ -199,15 +218,12 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
   vm.rcp = _mm256_set1_ps(g->rcp);
   vm.num_min = _mm256_set1_ps(ACTQ_QUOT_NUM_MIN);
   vm.levels = _mm256_set1_epi32((int)g->levels);
-  /* four loops: wide groups (x * c) never take the reciprocal */
-  if (g->c != 1.0f)
-    units_t(x, dt, stochastic, 1, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end, x_end, ahead);
-  else if (actq_quot_rcp_group_ok(g))
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP, i, units, &vm, noise, bits, out, end, x_end, ahead);
-  else if (g->rcp_ok)
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_RCP_CHECK, i, units, &vm, noise, bits, out, end, x_end, ahead);
+  /* the L2 requests for f32 only, as on AVX-512 (quantize_avx512.c) */
+  if (!stochastic && dt == ACTQ_F32 && ahead_l2)
+    units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end, x_end, ahead, 1,
+               ahead_l2);
   else
-    units_t(x, dt, stochastic, 0, ACTQ_QUOT_DIVIDE, i, units, &vm, noise, bits, out, end, x_end, ahead);
+    units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end, x_end, ahead, 0, 0);
 }
 
 /* Nearest 1-bit codes of whole units from element i against the group's step
@@ -256,7 +272,8 @@ ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, siz
 }
 
 static const actq_quantize_hooks hooks_avx2 = {range_avx2, noise_avx2, units_avx2,
-                                               actq_meta_groups_avx2, NULL, 0, actq_quantize_step,
+                                               actq_meta_groups_avx2, NULL, 0,
+                                               ACTQ_PREFETCH_L2_BYTES, actq_quantize_step,
                                                units_step_avx2};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx2_quantize_groups, hooks_avx2)

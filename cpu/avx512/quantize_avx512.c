@@ -329,16 +329,17 @@ INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, i
 }
 
 /* Codes of `units` units from element i, the noise from the buffer `noise` (stochastic) or
- * none (nearest). */
+ * none (nearest); l2 (a constant): the input also asked for ahead_l2 bytes ahead into L2. */
 INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int rcp, size_t i,
                     size_t units, const vec_meta *vm, const uint16_t *noise, uint32_t bits,
-                    uint8_t *out, size_t x_end, size_t ahead) {
+                    uint8_t *out, size_t x_end, size_t ahead, int l2, size_t ahead_l2) {
   const size_t es = actq_dtype_size(dt);
   __m512i r[4];
   size_t u;
   for (u = 0; u + 8 <= units; u += 8) {
     const size_t e = i + 8 * u;
     actq_prefetch_ahead(x, e * es, 64 * es, x_end * es, ahead);
+    if (l2) actq_prefetch_ahead_l2(x, e * es, 64 * es, x_end * es, ahead_l2);
     noise64(stochastic, dt, noise + 8 * u, r);
     pack64_store(codes16(load_v(x, dt, e, 0, 32), vm, wide, rcp, stochastic, r[0]),
                  codes16(load_v(x, dt, e, 1, 32), vm, wide, rcp, stochastic, r[1]),
@@ -493,12 +494,18 @@ INLINE void units_step_avx512(const void *x, actq_dtype dt, size_t i, size_t uni
 
 INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                          const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
-                         uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
+                         uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead,
+                         size_t ahead_l2) {
   vec_meta vm;
   (void)end;
   vec_meta_set(g, &vm);
-  ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out, x_end,
-                          ahead));
+  /* the L2 requests for f32 only: nearest f16 / bf16 measured 0.97-0.99x with them */
+  if (!stochastic && dt == ACTQ_F32 && ahead_l2)
+    ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out,
+                            x_end, ahead, 1, ahead_l2));
+  else
+    ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out,
+                            x_end, ahead, 0, 0));
 }
 
 INLINE __attribute__((unused)) void units_philox_avx512(const void *x, actq_dtype dt, size_t i, size_t units,
@@ -535,7 +542,7 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
 
 static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512,
                                                  actq_meta_groups_avx2, ACTQ_UNITS_PHILOX_AVX512,
-                                                 ACTQ_PREFETCH_BYTES / 2, actq_quantize_step,
-                                                 units_step_avx512};
+                                                 ACTQ_PREFETCH_BYTES / 2, ACTQ_PREFETCH_L2_BYTES,
+                                                 actq_quantize_step, units_step_avx512};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx512_quantize_groups, hooks_avx512)

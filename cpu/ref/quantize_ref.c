@@ -22,16 +22,18 @@ ACTQ_INLINE void noise_ref(uint64_t seed, uint64_t offset, uint64_t block0, size
 
 ACTQ_INLINE void units_ref(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                            const actq_group_meta *g, const uint16_t *noise, uint32_t bits,
-                           uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead) {
+                           uint8_t *out, const uint8_t *end, size_t x_end, size_t ahead,
+                           size_t ahead_l2) {
   size_t u;
   (void)end;
   (void)x_end; /* the oracle does not prefetch */
   (void)ahead;
+  (void)ahead_l2;
   for (u = 0; u < units; u++)
     actq_quantize_partial_unit(x, dt, stochastic, i + 8 * u, 8, g, noise + 8 * u, bits,
                                out + u * bits);
 }
 
-static const actq_quantize_hooks hooks_ref = {range_ref, noise_ref, units_ref, NULL, NULL, 0, NULL, NULL};
+static const actq_quantize_hooks hooks_ref = {range_ref, noise_ref, units_ref, NULL, NULL, 0, 0, NULL, NULL};
 
 ACTQ_QUANTIZE_DISPATCH(actq_ref_quantize_groups, hooks_ref)

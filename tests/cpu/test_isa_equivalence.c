@@ -320,6 +320,15 @@ Test(isa_equivalence, describe_names_the_path) {
               names[actq_cpu_isa_detected()]);
 }
 
+/* ctest sets ACTQ_PREFETCH_L2_MIN_BYTES low (tests/cpu/CMakeLists.txt), so that the
+ * nearest calls of these tests take both sides of the threshold of nearest's second
+ * prefetch (cpu/prefetch.h), whose loops are instances of their own. */
+Test(isa_equivalence, prefetch_l2_threshold_from_the_environment) {
+  const char *env = getenv("ACTQ_PREFETCH_L2_MIN_BYTES");
+  cr_assert(env != NULL, "run through ctest, which sets ACTQ_PREFETCH_L2_MIN_BYTES");
+  cr_expect_eq(actq_cpu_prefetch_l2_min_env(), (size_t)strtoull(env, NULL, 10));
+}
+
 #ifdef ACTQ_TEST_EMU512
 /* The emulated table is cpu/avx512/kernels_avx512.c's with the emulated kernels in its
  * AVX-512 slots: the same kernels run here as on an AVX-512 machine. */
