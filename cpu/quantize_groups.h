@@ -51,9 +51,9 @@ typedef struct actq_quantize_hooks {
    * noise of element i + j), packed to out. Stores may run past the units' bytes up to
    * `end` (the range's last byte: later stores, in order, rewrite the overshoot). The
    * vector hooks ask for the input `ahead` bytes ahead as they go (cpu/prefetch.h), never
-   * at or past flat index x_end (the row's end); where `ahead_l2` is not 0 (nearest, a call
-   * whose input comes from memory: nearest_l2_ahead below) they may also ask for it that
-   * far ahead into L2. */
+   * at or past flat index x_end (the row's end); where `ahead_l2` is not 0 (nearest f32, a
+   * call whose input comes from memory: nearest_l2_ahead below) they may also ask for it
+   * that far ahead into L2. */
   void (*units)(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                 const actq_group_meta *g, const uint16_t *noise, uint32_t bits, uint8_t *out,
                 const uint8_t *end, size_t x_end, size_t ahead, size_t ahead_l2);
@@ -81,9 +81,11 @@ typedef struct actq_quantize_hooks {
    * every vector table (cpu/quantize_step.h); it is a hook because it needs F16C, which
    * the reference's file is not compiled with. */
   size_t nearest_ahead;
-  /* How far past the group nearest rounding's units may also ask for their input into L2
-   * (actq_prefetch_ahead_l2), in calls of actq_prefetch_l2_min_bytes() of input or more;
-   * 0: never. */
+  /* How far past the group nearest rounding's units may also ask for their f32 input into
+   * L2 (actq_prefetch_ahead_l2), in calls of actq_prefetch_l2_min_bytes() of input or
+   * more; 0: never. Those calls take instances of the loop of their own, so that others
+   * run the same code as without it (in the caches, the choice made group by group cost
+   * 2-3%). f16 and bf16 inputs ran 0.97-0.99x with it. */
   size_t nearest_l2_ahead;
   /* Optional, both or neither: nearest rounding at 1 bit without the quotient. Every step
    * of the code (x*c, - mc, / sc, rint, the clamp) is monotone in x, so a group's codes
@@ -150,7 +152,6 @@ typedef struct actq_quantize_row {
   int in_loop;            /* stochastic, the noise made in the codes loop (a constant) */
   int want_step;          /* nearest at 1 bit, and the hooks have a step (groups one by one
                            * only: batches of small groups measured 0.92-0.95x with it) */
-  size_t l2_beyond;       /* nearest, a call from memory: the hooks' nearest_l2_ahead; else 0 */
   actq_noise_keys keys;   /* set when in_loop */
   actq_noise_carry carry; /* when in_loop; its vectors in nbuf */
 } actq_quantize_row;
@@ -183,7 +184,7 @@ ACTQ_INLINE void actq_quantize_group_range(const actq_quantize_row *w, size_t gi
  * blocks) instead of one each. */
 ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
                                              const actq_group_meta *g, const int32_t *step,
-                                             actq_dtype dt, int stochastic, int in_loop,
+                                             actq_dtype dt, int stochastic, int in_loop, int l2,
                                              const actq_quantize_hooks *h) {
   const actq_quant_job *job = w->job;
   const actq_grid *gr = &job->grid;
@@ -200,7 +201,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
                         : stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES
                                                           : h->nearest_ahead;
   const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
-  const size_t ahead_l2 = w->l2_beyond ? (c1 - c0) * actq_dtype_size(dt) + w->l2_beyond : 0;
+  const size_t ahead_l2 = l2 ? (c1 - c0) * actq_dtype_size(dt) + h->nearest_l2_ahead : 0;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -297,7 +298,7 @@ ACTQ_INLINE void actq_quantize_batch_meta(actq_quantize_row *w, size_t gb, size_
  * memory 0.98-0.99x); see actq_quantize_groups_loop. */
 ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g0, size_t g1,
                                                   actq_dtype dt, int stochastic, int in_loop,
-                                                  const actq_quantize_hooks *h) {
+                                                  int l2, const actq_quantize_hooks *h) {
   actq_group_meta gm[2];
   int32_t step[2];
   int has[2];
@@ -308,7 +309,7 @@ ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g
     if (gi + 1 < g1)
       actq_quantize_batch_meta(w, gi + 1, 1, dt, h, &gm[k ^ 1], &step[k ^ 1], &has[k ^ 1]);
     nonfinite += actq_quantize_group_codes(w, gi, &gm[k], has[k] ? &step[k] : NULL, dt,
-                                           stochastic, in_loop, h);
+                                           stochastic, in_loop, l2, h);
   }
   return nonfinite;
 }
@@ -320,14 +321,15 @@ ACTQ_INLINE size_t actq_quantize_groups_pipelined(actq_quantize_row *w, size_t g
  * faster.) */
 ACTQ_INLINE size_t actq_quantize_batches(actq_quantize_row *w, size_t g0, size_t g1,
                                          size_t batch, actq_dtype dt, int stochastic,
-                                         int in_loop, const actq_quantize_hooks *h) {
+                                         int in_loop, int l2, const actq_quantize_hooks *h) {
   size_t nonfinite = 0, gb, nb, k;
   for (gb = g0; gb < g1; gb += nb) {
     actq_group_meta gm[ACTQ_QUANTIZE_BATCH];
     nb = g1 - gb < batch ? g1 - gb : batch;
     actq_quantize_batch_meta(w, gb, nb, dt, h, gm, NULL, NULL);
     for (k = 0; k < nb; k++)
-      nonfinite += actq_quantize_group_codes(w, gb + k, &gm[k], NULL, dt, stochastic, in_loop, h);
+      nonfinite +=
+          actq_quantize_group_codes(w, gb + k, &gm[k], NULL, dt, stochastic, in_loop, l2, h);
   }
   return nonfinite;
 }
@@ -345,7 +347,7 @@ ACTQ_INLINE int actq_quantize_in_loop(const actq_quant_job *job, size_t r, int h
  * with a meta hook) or group by group; returns how many of them were nonfinite. */
 ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r, size_t g0,
                                              size_t g1, uint8_t *row_packed, actq_dtype dt,
-                                             int stochastic, int in_loop, int batched,
+                                             int stochastic, int in_loop, int batched, int l2,
                                              const actq_quantize_hooks *h) {
   const actq_grid *gr = &job->grid;
   uint16_t nbuf[8 * (ACTQ_QUANTIZE_NOISE_BLOCKS + 1) + ACTQ_QUANTIZE_NOISE_SLACK]
@@ -362,10 +364,6 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   w.nbuf = nbuf;
   w.in_loop = in_loop && h->units_philox; /* (a constant: NULL in tables without one) */
   w.want_step = !stochastic && h->step && w.bits == 1;
-  w.l2_beyond = !stochastic && h->nearest_l2_ahead &&
-                        gr->rows * gr->cols * actq_dtype_size(dt) >= actq_prefetch_l2_min_bytes()
-                    ? h->nearest_l2_ahead
-                    : 0;
   if (w.in_loop) {
     actq_noise_keys_init(job->seed, job->offset, &w.keys);
     w.carry.block = ACTQ_NOISE_NONE;
@@ -374,15 +372,16 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   }
   if (batched && h->meta)
     return actq_quantize_batches(&w, g0, g1, actq_quantize_batch_groups(gr, dt), dt, stochastic,
-                                 w.in_loop, h);
+                                 w.in_loop, l2, h);
   /* stochastic: the plain order (pipelined, 0.97-1.02x from memory and nothing in L2: its
    * codes loop is long enough to hide the metadata's chain) */
-  if (stochastic) return actq_quantize_batches(&w, g0, g1, 1, dt, stochastic, w.in_loop, h);
-  return actq_quantize_groups_pipelined(&w, g0, g1, dt, stochastic, w.in_loop, h);
+  if (stochastic) return actq_quantize_batches(&w, g0, g1, 1, dt, stochastic, w.in_loop, 0, h);
+  return actq_quantize_groups_pipelined(&w, g0, g1, dt, stochastic, w.in_loop, l2, h);
 }
 
 /* One instance of the loop: dtype, rounding (ST: 0 nearest, 1 stochastic with the noise
- * buffer, 2 stochastic with the noise made in the codes loop) and batching constant. Out
+ * buffer, 2 stochastic with the noise made in the codes loop, 3 nearest f32 with the
+ * second prefetch, nearest_l2_ahead) and batching constant. Out
  * of line, so that each keeps its own code: with both shapes in one function, the
  * group-by-group loop measured 0.74x its own speed on a Zen 5 (groups of 4096 f32, from
  * memory); with the codes-loop generator's path beside the buffer's, the buffer's
@@ -390,8 +389,8 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
 #define ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, ST, B)                                         \
   static __attribute__((noinline, unused)) size_t name##_##DT##_##ST##_##B(                       \
       const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) {          \
-    return actq_quantize_groups_loop(job, r, g0, g1, row_packed, DT, ST != 0, ST == 2, B,        \
-                                     &hooks);                                                  \
+    return actq_quantize_groups_loop(job, r, g0, g1, row_packed, DT, ST == 1 || ST == 2, ST == 2, \
+                                     B, ST == 3, &hooks);                                      \
   }
 #define ACTQ_QUANTIZE_INSTANCES(name, hooks, DT)                                               \
   ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 1)   \
@@ -401,22 +400,36 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
   return st == 2   ? (b ? name##_##DT##_2_1 : name##_##DT##_2_0)(job, r, g0, g1, row_packed)   \
          : st == 1 ? (b ? name##_##DT##_1_1 : name##_##DT##_1_0)(job, r, g0, g1, row_packed)   \
                    : (b ? name##_##DT##_0_1 : name##_##DT##_0_0)(job, r, g0, g1, row_packed)
+#define ACTQ_QUANTIZE_CALL_F32(name)                                                           \
+  if (st == 3) return (b ? name##_ACTQ_F32_3_1 : name##_ACTQ_F32_3_0)(job, r, g0, g1, row_packed); \
+  ACTQ_QUANTIZE_CALL(name, ACTQ_F32)
 
-/* Defines `name` (a quantize_groups kernel) over eighteen instances of the loop, one per
- * input dtype, rounding (and where the noise comes from) and batching. */
+/* Whether a nearest call takes the loop's instance with the second prefetch (the hooks'
+ * nearest_l2_ahead): f32 input of actq_prefetch_l2_min_bytes() or more. */
+ACTQ_INLINE int actq_quantize_l2(const actq_quant_job *job, size_t have) {
+  return have && job->x_dtype == ACTQ_F32 &&
+         job->grid.rows * job->grid.cols * sizeof(float) >= actq_prefetch_l2_min_bytes();
+}
+
+/* Defines `name` (a quantize_groups kernel) over twenty instances of the loop, one per
+ * input dtype, rounding (and where the noise comes from, and for f32 whether the second
+ * prefetch is made) and batching. */
 #define ACTQ_QUANTIZE_DISPATCH(name, hooks)                                                   \
   ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F16)                                              \
   ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_BF16)                                             \
   ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F32)                                              \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, ACTQ_F32, 3, 0)                                         \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, ACTQ_F32, 3, 1)                                         \
   size_t name(const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) { \
-    const int st = job->rounding != ACTQ_ROUND_STOCHASTIC        ? 0                           \
+    const int st = job->rounding != ACTQ_ROUND_STOCHASTIC                                      \
+                       ? (actq_quantize_l2(job, (hooks).nearest_l2_ahead) ? 3 : 0)             \
                    : actq_quantize_in_loop(job, r, (hooks).units_philox != NULL) ? 2           \
                                                                    : 1;                        \
     const int b = (hooks).meta && actq_quantize_batch_groups(&job->grid, job->x_dtype) > 1;     \
     switch (job->x_dtype) {                                                                     \
     case ACTQ_F16: ACTQ_QUANTIZE_CALL(name, ACTQ_F16);                                          \
     case ACTQ_BF16: ACTQ_QUANTIZE_CALL(name, ACTQ_BF16);                                        \
-    default: ACTQ_QUANTIZE_CALL(name, ACTQ_F32);                                                \
+    default: ACTQ_QUANTIZE_CALL_F32(name);                                                      \
     }                                                                                         \
   }
 

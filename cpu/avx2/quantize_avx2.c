@@ -218,8 +218,8 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
   vm.rcp = _mm256_set1_ps(g->rcp);
   vm.num_min = _mm256_set1_ps(ACTQ_QUOT_NUM_MIN);
   vm.levels = _mm256_set1_epi32((int)g->levels);
-  /* the L2 requests for f32 only, as on AVX-512 (quantize_avx512.c) */
-  if (!stochastic && dt == ACTQ_F32 && ahead_l2)
+  /* ahead_l2: nearest f32 from memory only (cpu/quantize_groups.h) */
+  if (!stochastic && ahead_l2)
     units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end, x_end, ahead, 1,
                ahead_l2);
   else
