@@ -55,10 +55,10 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_ahead_l2(const void *p, size_t at, size_
   ACTQ_PREFETCH_LINES(p, at, bytes, total, ahead, _MM_HINT_T2);
 }
 
-/* How far past its group nearest quantize asks for its input into L2 (the hooks'
- * nearest_l2_ahead, cpu/quantize_groups.h): 16 KiB past the L1 request. Paired on the
- * issue's Xeon from 256 MiB, 8, 16 and 32 KiB past it measured alike (1.05-1.15x). */
-#define ACTQ_PREFETCH_L2_BYTES 20480
+/* How far past its L1 request quantize asks for its f32 input into L2 (the hooks'
+ * l2_beyond, cpu/quantize_groups.h). Paired on the issue's Xeon from 256 MiB, nearest f32
+ * with 8, 16 and 32 KiB measured alike (1.05-1.15x); stochastic f32 1.02-1.09x with 16. */
+#define ACTQ_PREFETCH_L2_BEYOND 16384
 
 /* Input bytes of one call from which a kernel adds actq_prefetch_ahead_l2: 64 MiB. On the
  * issue's Xeon VM (docs/bench-cpu.md, "nearest f32: a second prefetch into L2"), nearest

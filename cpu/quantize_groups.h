@@ -51,9 +51,9 @@ typedef struct actq_quantize_hooks {
    * noise of element i + j), packed to out. Stores may run past the units' bytes up to
    * `end` (the range's last byte: later stores, in order, rewrite the overshoot). The
    * vector hooks ask for the input `ahead` bytes ahead as they go (cpu/prefetch.h), never
-   * at or past flat index x_end (the row's end); where `ahead_l2` is not 0 (nearest f32, a
-   * call whose input comes from memory: nearest_l2_ahead below) they may also ask for it
-   * that far ahead into L2. */
+   * at or past flat index x_end (the row's end); where `ahead_l2` is not 0 (f32, a call
+   * whose input comes from memory: l2_beyond below) they may also ask for it that far
+   * ahead into L2. */
   void (*units)(const void *x, actq_dtype dt, int stochastic, size_t i, size_t units,
                 const actq_group_meta *g, const uint16_t *noise, uint32_t bits, uint8_t *out,
                 const uint8_t *end, size_t x_end, size_t ahead, size_t ahead_l2);
@@ -67,11 +67,11 @@ typedef struct actq_quantize_hooks {
    * each unit is one Philox block); `carry`: the noise made ahead (taken when it starts at
    * block i / 8, left for the next call). The generator's work then spreads over the
    * loop's loads instead of running in bursts between them, and no noise goes through
-   * memory but the carry. */
+   * memory but the carry. Prefetches as `units`. */
   void (*units_philox)(const void *x, actq_dtype dt, size_t i, size_t units,
                        const actq_group_meta *g, const actq_noise_keys *keys,
                        actq_noise_carry *carry, uint32_t bits, uint8_t *out,
-                       const uint8_t *end, size_t x_end, size_t ahead);
+                       const uint8_t *end, size_t x_end, size_t ahead, size_t ahead_l2);
   /* How far past the group nearest rounding's units ask for their input, in bytes (0:
    * ACTQ_PREFETCH_BYTES). A loop that issues its prefetches faster wants them nearer: on
    * the issue's Xeon (docs/bench-cpu.md, "nearest at 1 bit by its step; the nearest
@@ -81,12 +81,12 @@ typedef struct actq_quantize_hooks {
    * every vector table (cpu/quantize_step.h); it is a hook because it needs F16C, which
    * the reference's file is not compiled with. */
   size_t nearest_ahead;
-  /* How far past the group nearest rounding's units may also ask for their f32 input into
-   * L2 (actq_prefetch_ahead_l2), in calls of actq_prefetch_l2_min_bytes() of input or
-   * more; 0: never. Those calls take instances of the loop of their own, so that others
-   * run the same code as without it (in the caches, the choice made group by group cost
-   * 2-3%). f16 and bf16 inputs ran 0.97-0.99x with it. */
-  size_t nearest_l2_ahead;
+  /* How far past their L1 request (`ahead`) the units may also ask for f32 input into L2
+   * (actq_prefetch_ahead_l2), in calls of actq_prefetch_l2_min_bytes() of input or more;
+   * 0: never. Those calls take instances of the loop of their own, so that the others run
+   * the same code as without it (in the caches, the choice made group by group cost
+   * 2-3%). Nearest f16 and bf16 ran 0.97-0.99x with it, stochastic bf16 0.97-1.00x. */
+  size_t l2_beyond;
   /* Optional, both or neither: nearest rounding at 1 bit without the quotient. Every step
    * of the code (x*c, - mc, / sc, rint, the clamp) is monotone in x, so a group's codes
    * are 1 exactly from a step. `step` finds it for a group, as a key of the ISA's choosing
@@ -201,7 +201,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
                         : stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES
                                                           : h->nearest_ahead;
   const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
-  const size_t ahead_l2 = l2 ? (c1 - c0) * actq_dtype_size(dt) + h->nearest_l2_ahead : 0;
+  const size_t ahead_l2 = l2 ? ahead + h->l2_beyond : 0;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -217,7 +217,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
     if (stochastic && in_loop) {
       if (full)
         h->units_philox(job->x, dt, e0, full, g, &w->keys, &w->carry, bits, out,
-                        w->range_end, w->base + gr->cols, ahead);
+                        w->range_end, w->base + gr->cols, ahead, ahead_l2);
       if (n % 8) {
         uint16_t r16[8];
         actq_noise_block_rk(w->keys.rk, w->keys.offset, (uint64_t)(e0 >> 3) + full, r16);
@@ -375,61 +375,64 @@ ACTQ_INLINE size_t actq_quantize_groups_loop(const actq_quant_job *job, size_t r
                                  w.in_loop, l2, h);
   /* stochastic: the plain order (pipelined, 0.97-1.02x from memory and nothing in L2: its
    * codes loop is long enough to hide the metadata's chain) */
-  if (stochastic) return actq_quantize_batches(&w, g0, g1, 1, dt, stochastic, w.in_loop, 0, h);
+  if (stochastic) return actq_quantize_batches(&w, g0, g1, 1, dt, stochastic, w.in_loop, l2, h);
   return actq_quantize_groups_pipelined(&w, g0, g1, dt, stochastic, w.in_loop, l2, h);
 }
 
 /* One instance of the loop: dtype, rounding (ST: 0 nearest, 1 stochastic with the noise
- * buffer, 2 stochastic with the noise made in the codes loop, 3 nearest f32 with the
- * second prefetch, nearest_l2_ahead) and batching constant. Out
- * of line, so that each keeps its own code: with both shapes in one function, the
- * group-by-group loop measured 0.74x its own speed on a Zen 5 (groups of 4096 f32, from
- * memory); with the codes-loop generator's path beside the buffer's, the buffer's
- * measured 0.93-0.95x (stochastic at groups of 64, in L2, the issue's Xeon). */
-#define ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, ST, B)                                         \
-  static __attribute__((noinline, unused)) size_t name##_##DT##_##ST##_##B(                       \
+ * buffer, 2 stochastic with the noise made in the codes loop), batching and the second
+ * prefetch (L: l2_beyond; f32 only) constant. Out of line, so that each keeps its own
+ * code: with both shapes in one function, the group-by-group loop measured 0.74x its own
+ * speed on a Zen 5 (groups of 4096 f32, from memory); with the codes-loop generator's path
+ * beside the buffer's, the buffer's measured 0.93-0.95x (stochastic at groups of 64, in
+ * L2, the issue's Xeon). */
+#define ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, ST, B, L)                                      \
+  static __attribute__((noinline, unused)) size_t name##_##DT##_##ST##_##B##_##L(                 \
       const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) {          \
-    return actq_quantize_groups_loop(job, r, g0, g1, row_packed, DT, ST == 1 || ST == 2, ST == 2, \
-                                     B, ST == 3, &hooks);                                      \
+    return actq_quantize_groups_loop(job, r, g0, g1, row_packed, DT, ST != 0, ST == 2, B, L,     \
+                                     &hooks);                                                  \
   }
-#define ACTQ_QUANTIZE_INSTANCES(name, hooks, DT)                                               \
-  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 1)   \
-  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 1)   \
-  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 2, 0) ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 2, 1)
-#define ACTQ_QUANTIZE_CALL(name, DT)                                                           \
-  return st == 2   ? (b ? name##_##DT##_2_1 : name##_##DT##_2_0)(job, r, g0, g1, row_packed)   \
-         : st == 1 ? (b ? name##_##DT##_1_1 : name##_##DT##_1_0)(job, r, g0, g1, row_packed)   \
-                   : (b ? name##_##DT##_0_1 : name##_##DT##_0_0)(job, r, g0, g1, row_packed)
-#define ACTQ_QUANTIZE_CALL_F32(name)                                                           \
-  if (st == 3) return (b ? name##_ACTQ_F32_3_1 : name##_ACTQ_F32_3_0)(job, r, g0, g1, row_packed); \
-  ACTQ_QUANTIZE_CALL(name, ACTQ_F32)
+#define ACTQ_QUANTIZE_INSTANCES(name, hooks, DT, L)                                            \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 0, L)                                            \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 0, 1, L)                                            \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 0, L)                                            \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 1, 1, L)                                            \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 2, 0, L)                                            \
+  ACTQ_QUANTIZE_INSTANCE(name, hooks, DT, 2, 1, L)
+#define ACTQ_QUANTIZE_CALL(name, DT, L)                                                        \
+  return st == 2   ? (b ? name##_##DT##_2_1_##L : name##_##DT##_2_0_##L)(job, r, g0, g1,      \
+                                                                         row_packed)          \
+         : st == 1 ? (b ? name##_##DT##_1_1_##L : name##_##DT##_1_0_##L)(job, r, g0, g1,      \
+                                                                         row_packed)          \
+                   : (b ? name##_##DT##_0_1_##L : name##_##DT##_0_0_##L)(job, r, g0, g1,      \
+                                                                         row_packed)
 
-/* Whether a nearest call takes the loop's instance with the second prefetch (the hooks'
- * nearest_l2_ahead): f32 input of actq_prefetch_l2_min_bytes() or more. */
+/* Whether a call takes the loop's instances with the second prefetch (the hooks'
+ * l2_beyond): f32 input of actq_prefetch_l2_min_bytes() or more. */
 ACTQ_INLINE int actq_quantize_l2(const actq_quant_job *job, size_t have) {
   return have && job->x_dtype == ACTQ_F32 &&
          job->grid.rows * job->grid.cols * sizeof(float) >= actq_prefetch_l2_min_bytes();
 }
 
-/* Defines `name` (a quantize_groups kernel) over twenty instances of the loop, one per
- * input dtype, rounding (and where the noise comes from, and for f32 whether the second
- * prefetch is made) and batching. */
+/* Defines `name` (a quantize_groups kernel) over twenty-four instances of the loop, one
+ * per input dtype, rounding (and where the noise comes from), batching and, for f32,
+ * whether the second prefetch is made. */
 #define ACTQ_QUANTIZE_DISPATCH(name, hooks)                                                   \
-  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F16)                                              \
-  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_BF16)                                             \
-  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F32)                                              \
-  ACTQ_QUANTIZE_INSTANCE(name, hooks, ACTQ_F32, 3, 0)                                         \
-  ACTQ_QUANTIZE_INSTANCE(name, hooks, ACTQ_F32, 3, 1)                                         \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F16, 0)                                           \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_BF16, 0)                                          \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F32, 0)                                           \
+  ACTQ_QUANTIZE_INSTANCES(name, hooks, ACTQ_F32, 1)                                           \
   size_t name(const actq_quant_job *job, size_t r, size_t g0, size_t g1, uint8_t *row_packed) { \
-    const int st = job->rounding != ACTQ_ROUND_STOCHASTIC                                      \
-                       ? (actq_quantize_l2(job, (hooks).nearest_l2_ahead) ? 3 : 0)             \
+    const int st = job->rounding != ACTQ_ROUND_STOCHASTIC                        ? 0           \
                    : actq_quantize_in_loop(job, r, (hooks).units_philox != NULL) ? 2           \
-                                                                   : 1;                        \
+                                                                                 : 1;          \
     const int b = (hooks).meta && actq_quantize_batch_groups(&job->grid, job->x_dtype) > 1;     \
     switch (job->x_dtype) {                                                                     \
-    case ACTQ_F16: ACTQ_QUANTIZE_CALL(name, ACTQ_F16);                                          \
-    case ACTQ_BF16: ACTQ_QUANTIZE_CALL(name, ACTQ_BF16);                                        \
-    default: ACTQ_QUANTIZE_CALL_F32(name);                                                      \
+    case ACTQ_F16: ACTQ_QUANTIZE_CALL(name, ACTQ_F16, 0);                                       \
+    case ACTQ_BF16: ACTQ_QUANTIZE_CALL(name, ACTQ_BF16, 0);                                     \
+    default:                                                                                    \
+      if (actq_quantize_l2(job, (hooks).l2_beyond)) ACTQ_QUANTIZE_CALL(name, ACTQ_F32, 1);      \
+      ACTQ_QUANTIZE_CALL(name, ACTQ_F32, 0);                                                    \
     }                                                                                         \
   }
 

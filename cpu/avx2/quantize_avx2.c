@@ -218,8 +218,8 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
   vm.rcp = _mm256_set1_ps(g->rcp);
   vm.num_min = _mm256_set1_ps(ACTQ_QUOT_NUM_MIN);
   vm.levels = _mm256_set1_epi32((int)g->levels);
-  /* ahead_l2: nearest f32 from memory only (cpu/quantize_groups.h) */
-  if (!stochastic && ahead_l2)
+  /* ahead_l2: f32 from memory only (cpu/quantize_groups.h) */
+  if (ahead_l2)
     units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end, x_end, ahead, 1,
                ahead_l2);
   else
@@ -273,7 +273,7 @@ ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, siz
 
 static const actq_quantize_hooks hooks_avx2 = {range_avx2, noise_avx2, units_avx2,
                                                actq_meta_groups_avx2, NULL, 0,
-                                               ACTQ_PREFETCH_L2_BYTES, actq_quantize_step,
+                                               ACTQ_PREFETCH_L2_BEYOND, actq_quantize_step,
                                                units_step_avx2};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx2_quantize_groups, hooks_avx2)

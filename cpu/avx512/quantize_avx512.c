@@ -257,7 +257,7 @@ INLINE void noise64(int stochastic, actq_dtype dt, const uint16_t *noise, __m512
 INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
                     const vec_meta *vm, const __m512i r[8], const actq_noise_keys *vk, int gen,
                     __m512i blocks, __m512i rn[8], uint32_t bits, uint8_t *out, size_t x_end,
-                    size_t ahead) {
+                    size_t ahead, int l2, size_t ahead_l2) {
   const size_t es = actq_dtype_size(dt);
   philox8 a, b;
   __m512i q[8];
@@ -277,6 +277,8 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
      * prefetches at once stalled the core on the fill buffers from memory */
     if (16 * v * es % 64 == 0)
       actq_prefetch_ahead(x, (e + 16 * v) * es, 64, x_end * es, ahead);
+    if (l2 && 16 * v * es % 64 == 0)
+      actq_prefetch_ahead_l2(x, (e + 16 * v) * es, 64, x_end * es, ahead_l2);
     if (gen) {
       philox8_round(&a, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
       philox8_round(&b, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
@@ -359,7 +361,7 @@ INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int 
 INLINE void units_philox_t(const void *x, actq_dtype dt, int wide, int rcp, size_t i,
                            size_t units, const vec_meta *vm, const actq_noise_keys *vk,
                            actq_noise_carry *cy, uint32_t bits, uint8_t *out, size_t x_end,
-                           size_t ahead) {
+                           size_t ahead, int l2, size_t ahead_l2) {
   const uint64_t b0 = (uint64_t)(i >> 3);
   __m512i *cv = (__m512i *)cy->v;
   __m512i blocks = _mm512_add_epi64(_mm512_set1_epi64((long long)b0),
@@ -378,10 +380,12 @@ INLINE void units_philox_t(const void *x, actq_dtype dt, int wide, int rcp, size
     made = b0 + u + 16 <= cy->last_block;
     blocks = _mm512_add_epi64(blocks, _mm512_set1_epi64(16));
     if (made) {
-      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 1, blocks, rn, bits, out, x_end, ahead);
+      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 1, blocks, rn, bits, out, x_end, ahead, l2,
+              ahead_l2);
       for (j = 0; j < 8; j++) r[j] = rn[j];
     } else { /* the range's last step: no units follow */
-      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 0, blocks, rn, bits, out, x_end, ahead);
+      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 0, blocks, rn, bits, out, x_end, ahead, l2,
+              ahead_l2);
     }
     out += 16 * bits;
   }
@@ -499,8 +503,8 @@ INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i,
   vec_meta vm;
   (void)end;
   vec_meta_set(g, &vm);
-  /* ahead_l2: nearest f32 from memory only (cpu/quantize_groups.h) */
-  if (!stochastic && ahead_l2)
+  /* ahead_l2: f32 from memory only (cpu/quantize_groups.h) */
+  if (ahead_l2)
     ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out,
                             x_end, ahead, 1, ahead_l2));
   else
@@ -511,12 +515,17 @@ INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i,
 INLINE __attribute__((unused)) void units_philox_avx512(const void *x, actq_dtype dt, size_t i, size_t units,
                                 const actq_group_meta *g, const actq_noise_keys *keys,
                                 actq_noise_carry *carry, uint32_t bits, uint8_t *out,
-                                const uint8_t *end, size_t x_end, size_t ahead) {
+                                const uint8_t *end, size_t x_end, size_t ahead,
+                                size_t ahead_l2) {
   vec_meta vm;
   (void)end;
   vec_meta_set(g, &vm);
-  ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, bits, out, x_end,
-                                 ahead));
+  if (ahead_l2) /* f32 from memory only (cpu/quantize_groups.h) */
+    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, bits, out,
+                                   x_end, ahead, 1, ahead_l2));
+  else
+    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, bits, out,
+                                   x_end, ahead, 0, 0));
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
@@ -542,7 +551,7 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
 
 static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512,
                                                  actq_meta_groups_avx2, ACTQ_UNITS_PHILOX_AVX512,
-                                                 ACTQ_PREFETCH_BYTES / 2, ACTQ_PREFETCH_L2_BYTES,
+                                                 ACTQ_PREFETCH_BYTES / 2, ACTQ_PREFETCH_L2_BEYOND,
                                                  actq_quantize_step, units_step_avx512};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx512_quantize_groups, hooks_avx512)
