@@ -61,11 +61,12 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_ahead_l2(const void *p, size_t at, size_
 #define ACTQ_PREFETCH_L2_BEYOND 16384
 
 /* Input bytes of one call from which a kernel adds actq_prefetch_ahead_l2: 64 MiB. On the
- * issue's Xeon VM (docs/bench-cpu.md, "nearest f32: a second prefetch into L2"), nearest
- * f32 quantize with it ran 0.93-0.95x from 16 MiB inputs (cached in L3), 1.01-1.02x from
- * 64 MiB and 1.05-1.13x from 256 MiB. The last-level cache's size, which stream.h uses,
- * does not say where the crossover is on a shared VM (sysfs reports 480 MiB there). The
- * environment's ACTQ_PREFETCH_L2_MIN_BYTES, read once, replaces it. */
+ * issue's Xeon VM (docs/bench-cpu.md, "f32 from memory: a second prefetch into L2"),
+ * nearest f32 quantize with it ran 0.91-0.97x from 4 and 16 MiB inputs (cached in L3),
+ * 1.01-1.02x from 64 MiB and 1.07-1.12x from 256 MiB (2 bits). The last-level
+ * cache's size, which stream.h uses, does not say where the crossover is on a shared VM
+ * (sysfs reports 480 MiB there). The environment's ACTQ_PREFETCH_L2_MIN_BYTES, read once,
+ * replaces it. */
 static inline size_t actq_prefetch_l2_min_bytes(void) {
   const size_t env = actq_cpu_prefetch_l2_min_env();
   return env ? env : (size_t)64 << 20;
