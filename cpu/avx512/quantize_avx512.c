@@ -533,19 +533,12 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
   actq_avx512_noise_fill(seed, offset, block0, nblocks, out);
 }
 
-/* Sanitizer builds (ASan, as the fuzz harnesses and the asan test build are) leave the
- * codes-loop generator out: clang-14 took 300 s to compile this file with it under ASan
- * and UBSan at -O1 (27 s without), which the test command's time cannot afford. Its bytes
- * stay checked there by the native and SIMDe-emulated ISA tests, the latter also under
- * valgrind. */
-#if defined(__SANITIZE_ADDRESS__)
+/* ASan builds (ACTQ_QUANTIZE_ASAN, cpu/quantize_groups.h) leave the codes-loop generator
+ * out: clang-14 took 300 s to compile this file with it under ASan and UBSan at -O1 (27 s
+ * without). */
+#ifdef ACTQ_QUANTIZE_ASAN
 #define ACTQ_UNITS_PHILOX_AVX512 NULL
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ACTQ_UNITS_PHILOX_AVX512 NULL
-#endif
-#endif
-#ifndef ACTQ_UNITS_PHILOX_AVX512
+#else
 #define ACTQ_UNITS_PHILOX_AVX512 units_philox_avx512
 #endif
 
