@@ -55,6 +55,11 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_ahead_l2(const void *p, size_t at, size_
   ACTQ_PREFETCH_LINES(p, at, bytes, total, ahead, _MM_HINT_T2);
 }
 
+/* How far past the next group the AVX-512 step loop of nearest 1-bit quantize asks for
+ * its input (the hooks' step_ahead, cpu/quantize_groups.h, where the measurements are).
+ * The AVX2 table keeps nearest's distance: unmeasured on the Zen cores it is tuned for. */
+#define ACTQ_PREFETCH_STEP_AHEAD 1536
+
 /* How far past its L1 request quantize asks for its f32 input into L2 (the hooks'
  * l2_beyond, cpu/quantize_groups.h). Paired on the issue's Xeon from 256 MiB, nearest f32
  * with 8, 16 and 32 KiB measured alike (1.05-1.15x); stochastic f32 1.02-1.09x with 16. */

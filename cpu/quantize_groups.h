@@ -96,6 +96,16 @@ typedef struct actq_quantize_hooks {
   void (*units_step)(const void *x, actq_dtype dt, size_t i, size_t units,
                      const actq_group_meta *g, int32_t key, uint8_t *out, size_t x_end,
                      size_t ahead);
+  /* How far units_step asks for its input past the end of the next group, in bytes (0:
+   * as `units`, nearest_ahead past its own group). The step loop runs group by group in
+   * the pipelined order (actq_quantize_groups_pipelined), so pass 1 has already read the
+   * next group; counting from there keeps the distance the same at every group size. Its
+   * loop spends a compare on 16 elements where `units` spends a quotient, and it wants its
+   * requests nearer: on the issue's Xeon (docs/bench-cpu.md, "nearest at 1 bit: the step's
+   * own distance"), f32 from 256 MiB at 1.5 KiB against nearest's distance, paired:
+   * 1.08x at groups of 256 (1 and 2 threads), 1.15x at 1024, 1.04x at 4096; 0.5 KiB
+   * 1.02-1.04x, 3 KiB 0.97x; bf16 and f16 0.99-1.02x. */
+  size_t step_ahead;
 } actq_quantize_hooks;
 
 /* With a meta hook, the loop takes small groups in batches: pass 1 of each, their
@@ -201,6 +211,8 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
                         : stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES
                                                           : h->nearest_ahead;
   const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
+  const size_t ahead_step = /* past the next group (the hooks' step_ahead) */
+      h->step_ahead ? 2 * (c1 - c0) * actq_dtype_size(dt) + h->step_ahead : ahead;
   const size_t ahead_l2 = l2 ? ahead + h->l2_beyond : 0;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
@@ -228,7 +240,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
     }
     if (step) { /* nearest at 1 bit, the group's step found */
       if (full)
-        h->units_step(job->x, dt, e0, full, g, *step, out, w->base + gr->cols, ahead);
+        h->units_step(job->x, dt, e0, full, g, *step, out, w->base + gr->cols, ahead_step);
       if (n % 8)
         actq_quantize_partial_unit(job->x, dt, 0, e0 + 8 * full, n % 8, g, NULL, bits,
                                    out + full * bits);

@@ -274,6 +274,6 @@ ACTQ_INLINE void noise_avx2(uint64_t seed, uint64_t offset, uint64_t block0, siz
 static const actq_quantize_hooks hooks_avx2 = {range_avx2, noise_avx2, units_avx2,
                                                actq_meta_groups_avx2, NULL, 0,
                                                ACTQ_PREFETCH_L2_BEYOND, actq_quantize_step,
-                                               units_step_avx2};
+                                               units_step_avx2, 0};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx2_quantize_groups, hooks_avx2)

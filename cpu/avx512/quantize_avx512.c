@@ -545,6 +545,7 @@ INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t
 static const actq_quantize_hooks hooks_avx512 = {range_avx512, noise_avx512, units_avx512,
                                                  actq_meta_groups_avx2, ACTQ_UNITS_PHILOX_AVX512,
                                                  ACTQ_PREFETCH_BYTES / 2, ACTQ_PREFETCH_L2_BEYOND,
-                                                 actq_quantize_step, units_step_avx512};
+                                                 actq_quantize_step, units_step_avx512,
+                                                 ACTQ_PREFETCH_STEP_AHEAD};
 
 ACTQ_QUANTIZE_DISPATCH(actq_avx512_quantize_groups, hooks_avx512)

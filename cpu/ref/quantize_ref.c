@@ -34,6 +34,6 @@ ACTQ_INLINE void units_ref(const void *x, actq_dtype dt, int stochastic, size_t 
                                out + u * bits);
 }
 
-static const actq_quantize_hooks hooks_ref = {range_ref, noise_ref, units_ref, NULL, NULL, 0, 0, NULL, NULL};
+static const actq_quantize_hooks hooks_ref = {range_ref, noise_ref, units_ref, NULL, NULL, 0, 0, NULL, NULL, 0};
 
 ACTQ_QUANTIZE_DISPATCH(actq_ref_quantize_groups, hooks_ref)
