@@ -163,18 +163,41 @@ INLINE __m512 quot16(__m512 num, const vec_meta *vm, int rcp) {
  * rn: the elements' 16-bit noise r16, a dword each as the float 2^23 + r16
  * (ACTQ_NOISE_F32_HI; stochastic only): u = (2^23 + r16) * 2^-16 - (2^7 - 2^-17) =
  * r16 * 2^-16 + 2^-17, which the fma gives exactly (a float of 17 bits). */
+INLINE __m512 quot16_x(__m512 x, const vec_meta *vm, int wide, int rcp) {
+  return quot16(_mm512_sub_ps(wide ? _mm512_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
+}
+INLINE __m512 stochastic_sum16(__m512 t, __m512i rn) { /* t + u */
+  return _mm512_add_ps(t, _mm512_fmadd_ps(_mm512_castsi512_ps(rn), _mm512_set1_ps(0x1p-16f),
+                                          _mm512_set1_ps(-(0x1p7f - 0x1p-17f))));
+}
 INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stochastic,
                        __m512i rn) {
-  __m512 t = quot16(_mm512_sub_ps(wide ? _mm512_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
-  __m512i q;
-  if (stochastic) {
-    __m512 u = _mm512_fmadd_ps(_mm512_castsi512_ps(rn), _mm512_set1_ps(0x1p-16f),
-                               _mm512_set1_ps(-(0x1p7f - 0x1p-17f)));
-    q = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_add_ps(t, u)), vm->levels);
-  } else {
-    q = _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  return q;
+  const __m512 t = quot16_x(x, vm, wide, rcp);
+  if (stochastic)
+    return _mm512_min_epi32(_mm512_cvttps_epi32(stochastic_sum16(t, rn)), vm->levels);
+  return _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+/* Stochastic codes of 16 elements at 1 bit, as a mask: with t + u >= 0, the clamp of
+ * floor(t + u) to 1 is 1 exactly where t + u >= 1, so one compare replaces the
+ * conversion, the clamp and the packer's arithmetic. */
+INLINE __mmask16 codes16_bit(__m512 x, const vec_meta *vm, int wide, int rcp, __m512i rn) {
+  return _mm512_cmp_ps_mask(stochastic_sum16(quot16_x(x, vm, wide, rcp), rn),
+                            _mm512_set1_ps(1.0f), _CMP_GE_OQ);
+}
+
+/* The 64 1-bit codes of 4 vectors (codes16_bit, in load_v's order for dt) stored as 8
+ * bytes: mask m_j is bits 16j .. 16j + 15; bf16's quads put back in element order by a
+ * byte permute of the mask as bytes (actq_avx512_bf16_bit_order). */
+INLINE void store_bits64(__mmask16 m0, __mmask16 m1, __mmask16 m2, __mmask16 m3, actq_dtype dt,
+                         uint8_t *out) {
+  __mmask64 k = _mm512_kunpackd(_mm512_kunpackw(m3, m2), _mm512_kunpackw(m1, m0));
+  uint64_t w;
+  if (dt == ACTQ_BF16)
+    k = _mm512_movepi8_mask(_mm512_permutexvar_epi8(
+        _mm512_load_si512((const void *)actq_avx512_bf16_bit_order), _mm512_movm_epi8(k)));
+  w = _cvtmask64_u64(k);
+  memcpy(out, &w, 8);
 }
 
 /* 4 vectors of 16 codes (32-bit lanes, each < 2^b; in load_v's order for dt) -> 8 units =
@@ -256,11 +279,12 @@ INLINE void noise64(int stochastic, actq_dtype dt, const uint16_t *noise, __m512
  * than the generator into a buffer before the loop). */
 INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
                     const vec_meta *vm, const __m512i r[8], const actq_noise_keys *vk, int gen,
-                    __m512i blocks, __m512i rn[8], uint32_t bits, uint8_t *out, size_t x_end,
-                    size_t ahead, int l2, size_t ahead_l2) {
+                    __m512i blocks, __m512i rn[8], int one, uint32_t bits, uint8_t *out,
+                    size_t x_end, size_t ahead, int l2, size_t ahead_l2) {
   const size_t es = actq_dtype_size(dt);
   philox8 a, b;
   __m512i q[8];
+  __mmask16 m[8];
   int v;
   if (gen) {
     const __m512i t0 = _mm512_set1_epi32((int)vk->t[0]), t1 = _mm512_set1_epi32((int)vk->t[1]),
@@ -283,10 +307,18 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
       philox8_round(&a, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
       philox8_round(&b, KEY(vk, 2 * v + 2), KEY(vk, 2 * v + 3));
     }
-    q[v] = codes16(load_v(x, dt, e, v, 32), vm, wide, rcp, 1, r[v]);
+    if (one)
+      m[v] = codes16_bit(load_v(x, dt, e, v, 32), vm, wide, rcp, r[v]);
+    else
+      q[v] = codes16(load_v(x, dt, e, v, 32), vm, wide, rcp, 1, r[v]);
   }
-  pack64_store(q[0], q[1], q[2], q[3], dt, bits, 8, out);
-  pack64_store(q[4], q[5], q[6], q[7], dt, bits, 8, out + 8 * bits);
+  if (one) {
+    store_bits64(m[0], m[1], m[2], m[3], dt, out);
+    store_bits64(m[4], m[5], m[6], m[7], dt, out + 8);
+  } else {
+    pack64_store(q[0], q[1], q[2], q[3], dt, bits, 8, out);
+    pack64_store(q[4], q[5], q[6], q[7], dt, bits, 8, out + 8 * bits);
+  }
   if (gen) {
     philox8_round(&a, KEY(vk, 18), KEY(vk, 19));
     philox8_round(&b, KEY(vk, 18), KEY(vk, 19));
@@ -360,8 +392,8 @@ INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int 
  * holds block i / 8 and leaving the next call's noise in it. */
 INLINE void units_philox_t(const void *x, actq_dtype dt, int wide, int rcp, size_t i,
                            size_t units, const vec_meta *vm, const actq_noise_keys *vk,
-                           actq_noise_carry *cy, uint32_t bits, uint8_t *out, size_t x_end,
-                           size_t ahead, int l2, size_t ahead_l2) {
+                           actq_noise_carry *cy, int one, uint32_t bits, uint8_t *out,
+                           size_t x_end, size_t ahead, int l2, size_t ahead_l2) {
   const uint64_t b0 = (uint64_t)(i >> 3);
   __m512i *cv = (__m512i *)cy->v;
   __m512i blocks = _mm512_add_epi64(_mm512_set1_epi64((long long)b0),
@@ -380,12 +412,12 @@ INLINE void units_philox_t(const void *x, actq_dtype dt, int wide, int rcp, size
     made = b0 + u + 16 <= cy->last_block;
     blocks = _mm512_add_epi64(blocks, _mm512_set1_epi64(16));
     if (made) {
-      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 1, blocks, rn, bits, out, x_end, ahead, l2,
-              ahead_l2);
+      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 1, blocks, rn, one, bits, out, x_end, ahead,
+              l2, ahead_l2);
       for (j = 0; j < 8; j++) r[j] = rn[j];
     } else { /* the range's last step: no units follow */
-      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 0, blocks, rn, bits, out, x_end, ahead, l2,
-              ahead_l2);
+      step128(x, dt, wide, rcp, i + 8 * u, vm, r, vk, 0, blocks, rn, one, bits, out, x_end, ahead,
+              l2, ahead_l2);
     }
     out += 16 * bits;
   }
@@ -520,12 +552,22 @@ INLINE __attribute__((unused)) void units_philox_avx512(const void *x, actq_dtyp
   vec_meta vm;
   (void)end;
   vec_meta_set(g, &vm);
-  if (ahead_l2) /* f32 from memory only (cpu/quantize_groups.h) */
-    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, bits, out,
+  /* 1 bit, for the quotient nearly every group takes: step128's codes are then compares
+   * (codes16_bit, `one`); other widths and quotients take the packer */
+  if (bits == 1 && group_rcp(g) == ACTQ_QUOT_RCP) {
+    if (ahead_l2)
+      units_philox_t(x, dt, 0, ACTQ_QUOT_RCP, i, units, &vm, keys, carry, 1, 1, out, x_end,
+                     ahead, 1, ahead_l2);
+    else
+      units_philox_t(x, dt, 0, ACTQ_QUOT_RCP, i, units, &vm, keys, carry, 1, 1, out, x_end,
+                     ahead, 0, 0);
+  } else if (ahead_l2) { /* f32 from memory only (cpu/quantize_groups.h) */
+    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, 0, bits, out,
                                    x_end, ahead, 1, ahead_l2));
-  else
-    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, bits, out,
+  } else {
+    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, 0, bits, out,
                                    x_end, ahead, 0, 0));
+  }
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,

@@ -28,8 +28,8 @@
 #include "src/backend.h"
 #include "cpu/state.h"
 
+#include "src/arith/philox.h"
 #ifdef ACTQ_TEST_EMU512
-#  include "src/arith/philox.h"
 #  include "avx512_emulated.h"
 #  include "src/backend.h"
 #  include "cpu/avx512/avx512.h"
@@ -449,6 +449,58 @@ Test(isa_equivalence, nearest_one_bit_threshold) {
     check_case(2, 4096 + rnd_below(100), 256, 1, 0, (actq_dtype)xdt, ACTQ_F32,
                ACTQ_ROUND_NEAREST, 1, 0);
   force_kind = -1;
+}
+
+/* Stochastic 1-bit codes from the codes-loop generator (groups of a multiple of 128: the
+ * AVX-512 path compares t + u against 1, and puts bf16's quads back in element order with
+ * a byte permute of the masks), every input and meta dtype, whole and partial groups, rows
+ * that start at whole Philox blocks. */
+Test(isa_equivalence, stochastic_one_bit_codes_loop) {
+  static const uint32_t groups[] = {128, 256, 4096};
+  int xdt, mdt, rep;
+  rng_state = 7;
+  for (rep = 0; rep < 3; rep++)
+    for (xdt = 0; xdt < 3; xdt++)
+      for (mdt = 0; mdt < 3; mdt++) {
+        const uint32_t g = groups[rep];
+        check_case(1 + rnd_below(3), g * (1 + rnd_below(3)) + 8 * rnd_below(g / 8), g, 1, 0,
+                   (actq_dtype)xdt, (actq_dtype)mdt, ACTQ_ROUND_STOCHASTIC, rnd(), rnd());
+      }
+}
+
+/* Stochastic 1-bit codes where t + u is exactly 1: in groups of min 1 and scale 1, x = 2 - u
+ * (exact in f32) gives t = 1 - u, and floor(t + u) = 1, the code 1. A compare of t + u
+ * against 1 keeps that only as >=. */
+Test(isa_equivalence, stochastic_one_bit_sum_at_one) {
+  const size_t cols = 4096 + 512, group = 256;
+  const uint64_t seed = 12345, offset = 678;
+  actq_layout lay = {1, cols, group, 1, NULL, ACTQ_F32};
+  buf x = buf_new(cols * 4), pk_ref = buf_new(cols / 8), pk = buf_new(cols / 8);
+  float mn[(4096 + 512) / 256], sc[(4096 + 512) / 256], v;
+  uint16_t r16[8];
+  size_t e, g, ti;
+  for (e = 0; e < cols; e++) {
+    actq_noise_block(seed, offset, e >> 3, r16);
+    v = e % group == 0 ? 1.0f : e % group == 1 ? 2.0f : 2.0f - actq_noise_u(r16[e & 7]);
+    memcpy(x.p + 4 * e, &v, 4);
+  }
+  cr_assert_eq(actq_quantize(ref_ctx, &lay, ACTQ_F32, x.p, ACTQ_ROUND_STOCHASTIC, seed, offset,
+                             pk_ref.p, mn, sc),
+               ACTQ_OK);
+  for (g = 0; g < cols / group; g++)
+    cr_assert(mn[g] == 1.0f && sc[g] == 1.0f, "group %zu: min %g, scale %g", g, mn[g], sc[g]);
+  for (e = 0; e < cols; e++) /* the ties' codes are 1 */
+    if (e % group > 1) cr_assert(pk_ref.p[e / 8] >> (e % 8) & 1, "element %zu", e);
+  for (ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
+    cr_assert_eq(actq_context_set_threads(cpu_ctx, thread_counts[ti]), ACTQ_OK);
+    cr_assert_eq(actq_quantize(cpu_ctx, &lay, ACTQ_F32, x.p, ACTQ_ROUND_STOCHASTIC, seed,
+                               offset, pk.p, mn, sc),
+                 ACTQ_OK);
+    cr_assert(memcmp(pk.raw, pk_ref.raw, cols / 8 + 64) == 0, "threads %d", thread_counts[ti]);
+  }
+  buf_free(&x);
+  buf_free(&pk_ref);
+  buf_free(&pk);
 }
 
 /* Per-row widths and many seeds/offsets, including offsets and seeds with high bits set

@@ -360,4 +360,15 @@ EMU_INLINE simde__m512i emu_mm512_i32gather_epi32(simde__m512i index, const void
 #define _mm512_fpclass_ps_mask(a, imm)                                                     \
   ((void)sizeof(char[(imm) == 0x20 ? 1 : -1]), emu_mm512_fpclass_ps_denormal(a))
 
+/* Mask register operations SIMDe 0.7.4 lacks, on the mask bits as integers (kunpckwd:
+ * a's low 16 bits above b's; kunpckdq: a's low 32 above b's). */
+#undef _mm512_kunpackw
+#undef _mm512_kunpackd
+#undef _cvtmask64_u64
+#define _mm512_kunpackw(a, b)                                                              \
+  ((__mmask32)((((uint32_t)(a) & 0xffffu) << 16) | ((uint32_t)(b) & 0xffffu)))
+#define _mm512_kunpackd(a, b)                                                              \
+  ((__mmask64)((((uint64_t)(a) & 0xffffffffu) << 32) | ((uint64_t)(b) & 0xffffffffu)))
+#define _cvtmask64_u64(k) ((uint64_t)(k))
+
 #endif /* ACTQ_TEST_SIMDE_AVX512_EXTRA_H */
