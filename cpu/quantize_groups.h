@@ -91,11 +91,12 @@ typedef struct actq_quantize_hooks {
    * of the code (x*c, - mc, / sc, rint, the clamp) is monotone in x, so a group's codes
    * are 1 exactly from a step. `step` finds it for a group, as a key of the ISA's choosing
    * (returns 0 where it cannot: the group then takes `units`); `units_step` gives the codes
-   * of whole units by comparing against it, as `units` would. */
+   * of whole units by comparing against it, as `units` would, with the same `ahead_l2`
+   * (here l2_beyond past its own L1 request, which step_ahead sets). */
   int (*step)(const actq_group_meta *g, actq_dtype dt, int32_t *key);
   void (*units_step)(const void *x, actq_dtype dt, size_t i, size_t units,
                      const actq_group_meta *g, int32_t key, uint8_t *out, size_t x_end,
-                     size_t ahead);
+                     size_t ahead, size_t ahead_l2);
   /* How far units_step asks for its input past the end of the next group, in bytes (0:
    * as `units`, nearest_ahead past its own group). The step loop runs group by group in
    * the pipelined order (actq_quantize_groups_pipelined), so pass 1 has already read the
@@ -103,8 +104,11 @@ typedef struct actq_quantize_hooks {
    * loop spends a compare on 16 elements where `units` spends a quotient, and it wants its
    * requests nearer: on the issue's Xeon (docs/bench-cpu.md, "nearest at 1 bit: the step's
    * own distance"), f32 from 256 MiB at 1.5 KiB against nearest's distance, paired:
-   * 1.08x at groups of 256 (1 and 2 threads), 1.15x at 1024, 1.04x at 4096; 0.5 KiB
-   * 1.02-1.04x, 3 KiB 0.97x; bf16 and f16 0.99-1.02x. */
+   * 1.00-1.08x at groups of 256 (1 and 2 threads, the VM's state deciding), 1.13-1.15x at
+   * 1024, 1.04x at 4096; 0.5 KiB 1.02-1.04x, 3 KiB 0.97x; bf16 and f16 0.99-1.02x. With
+   * that distance the L2 request (l2_beyond) pays in the step loop too: 1.10-1.23x at groups
+   * of 256 on 1 thread, 1.32x on 2, 1.13x at 512 and 1024, 0.98x at 4096 (with nearest's
+   * old distance it had cost 7-9%). */
   size_t step_ahead;
 } actq_quantize_hooks;
 
@@ -240,7 +244,8 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
     }
     if (step) { /* nearest at 1 bit, the group's step found */
       if (full)
-        h->units_step(job->x, dt, e0, full, g, *step, out, w->base + gr->cols, ahead_step);
+        h->units_step(job->x, dt, e0, full, g, *step, out, w->base + gr->cols, ahead_step,
+                      l2 ? ahead_step + h->l2_beyond : 0);
       if (n % 8)
         actq_quantize_partial_unit(job->x, dt, 0, e0 + 8 * full, n % 8, g, NULL, bits,
                                    out + full * bits);

@@ -465,15 +465,17 @@ INLINE int group_rcp(const actq_group_meta *g) {
 /* ---- nearest rounding at 1 bit: the step hooks (cpu/quantize_groups.h) ----------------- */
 /* The step: actq_quantize_step (cpu/quantize_step.h). */
 
-/* Nearest 1-bit codes of f32 units from element i: x - mc >= num, 16 lanes a compare. */
+/* Nearest 1-bit codes of f32 units from element i: x - mc >= num, 16 lanes a compare;
+ * ahead_l2 (0: none) as units_t's. */
 INLINE void units_step_f32(const float *x, size_t i, size_t units, float mc, float num,
-                           uint8_t *out, size_t x_end, size_t ahead) {
+                           uint8_t *out, size_t x_end, size_t ahead, size_t ahead_l2) {
   const __m512 m = _mm512_set1_ps(mc), n = _mm512_set1_ps(num);
   size_t u, v;
   for (u = 0; u + 8 <= units; u += 8) {
     const float *p = x + i + 8 * u;
     uint64_t w = 0;
     actq_prefetch_ahead(x, (i + 8 * u) * 4, 256, x_end * 4, ahead);
+    if (ahead_l2) actq_prefetch_ahead_l2(x, (i + 8 * u) * 4, 256, x_end * 4, ahead_l2);
     for (v = 0; v < 4; v++)
       w |= (uint64_t)_mm512_cmp_ps_mask(_mm512_sub_ps(_mm512_loadu_ps(p + 16 * v), m), n,
                                         _CMP_GE_OQ)
@@ -520,10 +522,10 @@ INLINE void units_step_h16(const uint16_t *x, size_t i, size_t units, int16_t ke
 
 INLINE void units_step_avx512(const void *x, actq_dtype dt, size_t i, size_t units,
                               const actq_group_meta *g, int32_t key, uint8_t *out, size_t x_end,
-                              size_t ahead) {
+                              size_t ahead, size_t ahead_l2) {
   if (dt == ACTQ_F32)
     units_step_f32((const float *)x, i, units, g->mc, actq_f32_from_bits((uint32_t)key), out,
-                   x_end, ahead);
+                   x_end, ahead, ahead_l2);
   else
     units_step_h16((const uint16_t *)x, i, units, (int16_t)key, out, x_end, ahead);
 }
