@@ -210,14 +210,15 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
    * distance): pass 1 of the next groups reads it (paired on the Xeon VM of
    * docs/bench-cpu.md, against a prefetch of the group 8 KiB ahead at the start of pass 1:
    * 1.02-1.17x at groups of 256; the group's length added keeps groups of 4096 from
-   * reading their own, cached, input) */
-  const size_t beyond = in_loop                          ? 2 * ACTQ_PREFETCH_BYTES
-                        : stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES
-                                                          : h->nearest_ahead;
+   * reading their own, cached, input). The codes-loop generator's path (in_loop) takes the
+   * same 8 KiB: paired against 16 KiB, stochastic f32 at 2^26 ran 1.01-1.07x on 1 and 2
+   * threads, bf16 1.00x (docs/bench-cpu.md, "the codes-loop path's distance") */
+  const size_t beyond = stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES : h->nearest_ahead;
   const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
   const size_t ahead_step = /* past the next group (the hooks' step_ahead) */
       h->step_ahead ? 2 * (c1 - c0) * actq_dtype_size(dt) + h->step_ahead : ahead;
   const size_t ahead_l2 = l2 ? ahead + h->l2_beyond : 0;
+  const size_t ahead_step_l2 = l2 ? ahead_step + h->l2_beyond : 0;
   size_t c;
   actq_store_elem(job->group_min, gr->meta_dtype, meta_index, g->m);
   actq_store_elem(job->group_scale, gr->meta_dtype, meta_index, g->s);
@@ -245,7 +246,7 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
     if (step) { /* nearest at 1 bit, the group's step found */
       if (full)
         h->units_step(job->x, dt, e0, full, g, *step, out, w->base + gr->cols, ahead_step,
-                      l2 ? ahead_step + h->l2_beyond : 0);
+                      ahead_step_l2);
       if (n % 8)
         actq_quantize_partial_unit(job->x, dt, 0, e0 + 8 * full, n % 8, g, NULL, bits,
                                    out + full * bits);

@@ -450,17 +450,22 @@ INLINE int group_rcp(const actq_group_meta *g) {
 }
 
 /* Stores are exact (masked), so `end` is not needed. Each (wide, rcp) pair is its own
- * instance of the loop (constants in the inlined code). */
-#define ACTQ_BY_QUOT(g, CALL)                                                                  \
+ * instance of the loop (constants in the inlined code). ACTQ_BY_QUOT_ONE also names `one`:
+ * 1 for 1-bit groups on the proven reciprocal (step128's compare codes), else 0. */
+#define ACTQ_BY_QUOT_SPLIT(g, RCP_CALL, CALL)                                                  \
   do {                                                                                         \
     switch (group_rcp(g)) {                                                                    \
-    case ACTQ_QUOT_RCP: { const int wide = 0, rcp = ACTQ_QUOT_RCP; CALL; break; }              \
+    case ACTQ_QUOT_RCP: { const int wide = 0, rcp = ACTQ_QUOT_RCP; RCP_CALL; break; }          \
     case ACTQ_QUOT_RCP_CHECK: { const int wide = 0, rcp = ACTQ_QUOT_RCP_CHECK; CALL; break; }  \
     default:                                                                                   \
       if (group_wide(g)) { const int wide = 1, rcp = ACTQ_QUOT_DIVIDE; CALL; }                 \
       else { const int wide = 0, rcp = ACTQ_QUOT_DIVIDE; CALL; }                               \
     }                                                                                          \
   } while (0)
+#define ACTQ_BY_QUOT(g, CALL) ACTQ_BY_QUOT_SPLIT(g, CALL, CALL)
+#define ACTQ_BY_QUOT_ONE(g, bits, CALL)                                                        \
+  ACTQ_BY_QUOT_SPLIT(g, if ((bits) == 1) { const int one = 1; CALL; } else { const int one = 0; CALL; }, \
+                     { const int one = 0; CALL; })
 
 /* ---- nearest rounding at 1 bit: the step hooks (cpu/quantize_groups.h) ----------------- */
 /* The step: actq_quantize_step (cpu/quantize_step.h). */
@@ -555,21 +560,14 @@ INLINE __attribute__((unused)) void units_philox_avx512(const void *x, actq_dtyp
   (void)end;
   vec_meta_set(g, &vm);
   /* 1 bit, for the quotient nearly every group takes: step128's codes are then compares
-   * (codes16_bit, `one`); other widths and quotients take the packer */
-  if (bits == 1 && group_rcp(g) == ACTQ_QUOT_RCP) {
-    if (ahead_l2)
-      units_philox_t(x, dt, 0, ACTQ_QUOT_RCP, i, units, &vm, keys, carry, 1, 1, out, x_end,
-                     ahead, 1, ahead_l2);
-    else
-      units_philox_t(x, dt, 0, ACTQ_QUOT_RCP, i, units, &vm, keys, carry, 1, 1, out, x_end,
-                     ahead, 0, 0);
-  } else if (ahead_l2) { /* f32 from memory only (cpu/quantize_groups.h) */
-    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, 0, bits, out,
-                                   x_end, ahead, 1, ahead_l2));
-  } else {
-    ACTQ_BY_QUOT(g, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, 0, bits, out,
-                                   x_end, ahead, 0, 0));
-  }
+   * (codes16_bit, `one`); other widths and quotients take the packer. ahead_l2: f32 from
+   * memory only (cpu/quantize_groups.h) */
+  if (ahead_l2)
+    ACTQ_BY_QUOT_ONE(g, bits, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, one,
+                                             bits, out, x_end, ahead, 1, ahead_l2));
+  else
+    ACTQ_BY_QUOT_ONE(g, bits, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, one,
+                                             bits, out, x_end, ahead, 0, 0));
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,
