@@ -211,8 +211,8 @@ ACTQ_INLINE size_t actq_quantize_group_codes(actq_quantize_row *w, size_t gi,
    * docs/bench-cpu.md, against a prefetch of the group 8 KiB ahead at the start of pass 1:
    * 1.02-1.17x at groups of 256; the group's length added keeps groups of 4096 from
    * reading their own, cached, input). The codes-loop generator's path (in_loop) takes the
-   * same 8 KiB: paired against 16 KiB, stochastic f32 at 2^26 ran 1.01-1.07x on 1 and 2
-   * threads, bf16 1.00x (docs/bench-cpu.md, "the codes-loop path's distance") */
+   * same 8 KiB: paired against 16 KiB, stochastic f32 at 2^26 ran 1.00-1.06x on 1 and 2
+   * threads, bf16 and f16 0.97-1.02x (docs/bench-cpu.md, "the codes-loop path's distance") */
   const size_t beyond = stochastic || !h->nearest_ahead ? ACTQ_PREFETCH_BYTES : h->nearest_ahead;
   const size_t ahead = (c1 - c0) * actq_dtype_size(dt) + beyond;
   const size_t ahead_step = /* past the next group (the hooks' step_ahead) */

@@ -464,7 +464,9 @@ INLINE int group_rcp(const actq_group_meta *g) {
   } while (0)
 #define ACTQ_BY_QUOT(g, CALL) ACTQ_BY_QUOT_SPLIT(g, CALL, CALL)
 #define ACTQ_BY_QUOT_ONE(g, bits, CALL)                                                        \
-  ACTQ_BY_QUOT_SPLIT(g, if ((bits) == 1) { const int one = 1; CALL; } else { const int one = 0; CALL; }, \
+  ACTQ_BY_QUOT_SPLIT(g,                                                                        \
+                     if ((bits) == 1) { const int one = 1; CALL; }                             \
+                     else { const int one = 0; CALL; },                                        \
                      { const int one = 0; CALL; })
 
 /* ---- nearest rounding at 1 bit: the step hooks (cpu/quantize_groups.h) ----------------- */
