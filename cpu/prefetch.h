@@ -65,6 +65,14 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_ahead_l2(const void *p, size_t at, size_
  * with 8, 16 and 32 KiB measured alike (1.05-1.15x); stochastic f32 1.02-1.09x with 16. */
 #define ACTQ_PREFETCH_L2_BEYOND 16384
 
+/* CALL with `l2` a constant: 1 where the hooks gave an L2 distance (`ahead_l2` not 0), else
+ * 0, so that each loop instance decides its L2 request at compile time. */
+#define ACTQ_BY_L2(ahead_l2, CALL)                                                              \
+  do {                                                                                         \
+    if (ahead_l2) { const int l2 = 1; CALL; }                                                  \
+    else { const int l2 = 0; CALL; }                                                           \
+  } while (0)
+
 /* Input bytes of one call from which a kernel adds actq_prefetch_ahead_l2: 64 MiB. On the
  * issue's Xeon VM (docs/bench-cpu.md, "f32 from memory: a second prefetch into L2"),
  * nearest f32 quantize with it ran 0.91-0.97x from 4 and 16 MiB inputs (cached in L3),

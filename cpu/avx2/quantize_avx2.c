@@ -118,7 +118,6 @@ ACTQ_INLINE void range_avx2(const void *x, actq_dtype dt, size_t i0, size_t n, f
 
 typedef struct vec_meta {
   __m256 c, mc, sc, rcp, num_min;
-  __m256i levels;
 } vec_meta;
 
 /* t for 8 elements (rcp: ACTQ_QUOT_*): the true division where a lane is outside
@@ -136,12 +135,10 @@ ACTQ_INLINE __m256 quot8(__m256 num, const vec_meta *vm, int rcp) {
   return _mm256_fmadd_ps(r, vm->rcp, q);
 }
 
-/* Codes of 8 finite elements, as actq_code_stochastic / actq_code_nearest, whose clamp to
- * [0, L] is mostly a no-op here: x >= m makes t >= 0 (every step is monotone), so
+/* Codes of 8 finite elements, as actq_code_stochastic / actq_code_nearest before the clamp
+ * to L (codes_bytes applies it): x >= m makes t >= 0 (every step is monotone), so
  * floor(t + u) is the truncating conversion (t + u > 0) and rint(t) the conversion in the
- * default rounding mode, neither below 0. m + L*s >= x bounds t by L (1 + 2^-24)^2, so
- * rint(t) <= L; only t + u can round up to L + 1 (e.g. 255 + (1 - 2^-17) -> 256.0f), which
- * the integer minimum clamps. */
+ * default rounding mode, neither below 0. */
 ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int stochastic,
                            const uint16_t *noise) {
   __m256 t = quot8(_mm256_sub_ps(wide ? _mm256_mul_ps(x, vm->c) : x, vm->mc), vm, rcp);
@@ -152,11 +149,20 @@ ACTQ_INLINE __m256i codes8(__m256 x, const vec_meta *vm, int wide, int rcp, int 
         _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)noise)));
     __m256 u = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f / 65536.0f),
                                _mm256_set1_ps(1.0f / 131072.0f));
-    q = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_add_ps(t, u)), vm->levels);
+    q = _mm256_cvttps_epi32(_mm256_add_ps(t, u));
   } else {
     q = _mm256_cvtps_epi32(t);
   }
   return q;
+}
+
+/* 32 codes (codes8) as bytes in element order, clamped to L: a code is at most L + 1, and
+ * only a stochastic one at 7 and 8 bits (see actq_code_clamp); the packs' unsigned
+ * saturation holds 256 at 255, and one byte min holds 128 at 127. */
+ACTQ_INLINE __m256i codes_bytes(__m256i q0, __m256i q1, __m256i q2, __m256i q3, int stochastic,
+                                uint32_t bits) {
+  const __m256i v = actq_avx2_codes_to_bytes(q0, q1, q2, q3);
+  return stochastic && bits == 7 ? _mm256_min_epu8(v, _mm256_set1_epi8(127)) : v;
 }
 
 /* l2 (a constant): the input also asked for ahead_l2 bytes ahead into L2 */
@@ -176,7 +182,7 @@ ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide,
     __m256i q1 = codes8(actq_avx2_load8(x, dt, e + 8), vm, wide, rcp, stochastic, nz + 8);
     __m256i q2 = codes8(actq_avx2_load8(x, dt, e + 16), vm, wide, rcp, stochastic, nz + 16);
     __m256i q3 = codes8(actq_avx2_load8(x, dt, e + 24), vm, wide, rcp, stochastic, nz + 24);
-    __m256i p = actq_avx2_pack32(actq_avx2_codes_to_bytes(q0, q1, q2, q3), bits);
+    __m256i p = actq_avx2_pack32(codes_bytes(q0, q1, q2, q3, stochastic, bits), bits);
     actq_avx2_store_pack32(out, p, bits, 4 * bits, (size_t)(end - out));
     out += 4 * bits;
   }
@@ -187,7 +193,7 @@ ACTQ_INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide,
       q[j] = j < left ? codes8(actq_avx2_load8(x, dt, i + 8 * (u + j)), vm, wide, rcp,
                                stochastic, noise + 8 * (u + j))
                       : _mm256_setzero_si256();
-    actq_avx2_store_pack32(out, actq_avx2_pack32(actq_avx2_codes_to_bytes(q[0], q[1], q[2], q[3]), bits),
+    actq_avx2_store_pack32(out, actq_avx2_pack32(codes_bytes(q[0], q[1], q[2], q[3], stochastic, bits), bits),
                            bits, left * bits, (size_t)(end - out));
   }
 }
@@ -217,13 +223,9 @@ ACTQ_INLINE void units_avx2(const void *x, actq_dtype dt, int stochastic, size_t
   vm.sc = _mm256_set1_ps(g->sc);
   vm.rcp = _mm256_set1_ps(g->rcp);
   vm.num_min = _mm256_set1_ps(ACTQ_QUOT_NUM_MIN);
-  vm.levels = _mm256_set1_epi32((int)g->levels);
   /* ahead_l2: f32 from memory only (cpu/quantize_groups.h) */
-  if (ahead_l2)
-    units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end, x_end, ahead, 1,
-               ahead_l2);
-  else
-    units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end, x_end, ahead, 0, 0);
+  ACTQ_BY_L2(ahead_l2, units_quot(x, dt, stochastic, i, units, g, &vm, noise, bits, out, end,
+                                  x_end, ahead, l2, ahead_l2));
 }
 
 /* Nearest 1-bit codes of whole units from element i against the group's step

@@ -139,7 +139,6 @@ INLINE void range_avx512(const void *x, actq_dtype dt, size_t i0, size_t n, floa
 
 typedef struct vec_meta {
   __m512 c, mc, sc, rcp, num_min;
-  __m512i levels;
 } vec_meta;
 
 /* t for 16 elements, as quot8 in quantize_avx2.c (rcp: ACTQ_QUOT_*): the true division for
@@ -157,9 +156,9 @@ INLINE __m512 quot16(__m512 num, const vec_meta *vm, int rcp) {
   return _mm512_fmadd_ps(r, vm->rcp, q);
 }
 
-/* Codes of 16 elements, as actq_code_stochastic / actq_code_nearest (see codes8 in
- * quantize_avx2.c for why only the stochastic upper clamp is needed): floor(t + u) is the
- * truncating conversion, rint(t) the conversion with embedded round-to-nearest-even.
+/* Codes of 16 elements, as actq_code_stochastic / actq_code_nearest before the clamp to L,
+ * which the packer applies (pack64_store): floor(t + u) is the truncating conversion,
+ * rint(t) the conversion with embedded round-to-nearest-even.
  * rn: the elements' 16-bit noise r16, a dword each as the float 2^23 + r16
  * (ACTQ_NOISE_F32_HI; stochastic only): u = (2^23 + r16) * 2^-16 - (2^7 - 2^-17) =
  * r16 * 2^-16 + 2^-17, which the fma gives exactly (a float of 17 bits). */
@@ -173,8 +172,7 @@ INLINE __m512 stochastic_sum16(__m512 t, __m512i rn) { /* t + u */
 INLINE __m512i codes16(__m512 x, const vec_meta *vm, int wide, int rcp, int stochastic,
                        __m512i rn) {
   const __m512 t = quot16_x(x, vm, wide, rcp);
-  if (stochastic)
-    return _mm512_min_epi32(_mm512_cvttps_epi32(stochastic_sum16(t, rn)), vm->levels);
+  if (stochastic) return _mm512_cvttps_epi32(stochastic_sum16(t, rn));
   return _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
@@ -200,18 +198,26 @@ INLINE void store_bits64(__mmask16 m0, __mmask16 m1, __mmask16 m2, __mmask16 m3,
   memcpy(out, &w, 8);
 }
 
-/* 4 vectors of 16 codes (32-bit lanes, each < 2^b; in load_v's order for dt) -> 8 units =
- * 8b bytes, stored exactly: bytes in element order (two packs and a dword permute, whose
- * index also undoes bf16's quads), then the AVX2 packer's pairwise
- * merges (16-, 32-, 64-bit lanes of 2b, 4b, 8b bits), then vpermb gathers the 8 units'
- * b bytes, and a masked store writes only the `nunits` whole units asked for. */
+/* 4 vectors of 16 codes (32-bit lanes, in load_v's order for dt) -> 8 units = 8b bytes,
+ * stored exactly: bytes in element order (two packs and a dword permute, whose index also
+ * undoes bf16's quads), then the AVX2 packer's pairwise merges (16-, 32-, 64-bit lanes of
+ * 2b, 4b, 8b bits; for even b the 4b bits of a dword are whole bytes, so the 64-bit merge
+ * is left to vpermb), then vpermb gathers the 8 units' b bytes, and a masked store writes
+ * only the `nunits` whole units asked for.
+ * The clamp of actq_code_clamp is here, once for 64 codes: a present lane's code is at
+ * most L + 1, and only for stochastic codes at 7 and 8 bits (see actq_code_clamp): at 8
+ * bits the byte pack's unsigned saturation holds 256 at 255, at 7 bits one byte min holds
+ * 128 at 127 (`stochastic`: a constant, so nearest loops carry no test). Lanes
+ * past the units (units_rest) may hold any value: the merges only combine lanes within a
+ * unit, and the store leaves out those units. */
 INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, actq_dtype dt,
-                         uint32_t b, size_t nunits, uint8_t *out) {
+                         int stochastic, uint32_t b, size_t nunits, uint8_t *out) {
   /* after the packs, dword 4k + j holds the 4 codes of lane k of q_j */
   const __m512i order =
       dt == ACTQ_BF16 ? _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15)
                       : _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   __m512i v = _mm512_packus_epi16(_mm512_packus_epi32(q0, q1), _mm512_packus_epi32(q2, q3));
+  if (stochastic && b == 7) v = _mm512_min_epu8(v, _mm512_set1_epi8(127));
   v = _mm512_permutexvar_epi32(order, v);
   if (b <= 6) {
     v = _mm512_maddubs_epi16(v, _mm512_set1_epi16((short)((1 << b) << 8 | 1)));
@@ -220,11 +226,12 @@ INLINE void pack64_store(__m512i q0, __m512i q1, __m512i q2, __m512i q3, actq_dt
     v = _mm512_or_si512(_mm512_and_si512(v, lo), _mm512_srli_epi16(_mm512_andnot_si512(lo, v), 1));
   }
   if (b <= 7) v = _mm512_madd_epi16(v, _mm512_set1_epi32((1 << (2 * b)) << 16 | 1));
-  /* (v & 0xffffffff) | ((v >> 32) << 4b) */
-  v = _mm512_ternarylogic_epi64(v, _mm512_set1_epi64(0xffffffffLL),
-                                _mm512_sllv_epi64(_mm512_srli_epi64(v, 32), _mm512_set1_epi64(4 * b)),
-                                0xea);
-  v = _mm512_permutexvar_epi8(_mm512_load_si512((const void *)actq_avx512_gather_units[b]), v);
+  if (b & 1) /* (v & 0xffffffff) | ((v >> 32) << 4b) */
+    v = _mm512_ternarylogic_epi64(v, _mm512_set1_epi64(0xffffffffLL),
+                                  _mm512_sllv_epi64(_mm512_srli_epi64(v, 32), _mm512_set1_epi64(4 * b)),
+                                  0xea);
+  if (b != 8)
+    v = _mm512_permutexvar_epi8(_mm512_load_si512((const void *)actq_avx512_gather_units[b]), v);
   _mm512_mask_storeu_epi8(out, nunits * b >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (nunits * b)) - 1), v);
 }
 
@@ -316,8 +323,8 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
     store_bits64(m[0], m[1], m[2], m[3], dt, out);
     store_bits64(m[4], m[5], m[6], m[7], dt, out + 8);
   } else {
-    pack64_store(q[0], q[1], q[2], q[3], dt, bits, 8, out);
-    pack64_store(q[4], q[5], q[6], q[7], dt, bits, 8, out + 8 * bits);
+    pack64_store(q[0], q[1], q[2], q[3], dt, 1, bits, 8, out);
+    pack64_store(q[4], q[5], q[6], q[7], dt, 1, bits, 8, out + 8 * bits);
   }
   if (gen) {
     philox8_round(&a, KEY(vk, 18), KEY(vk, 19));
@@ -339,7 +346,7 @@ INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, i
     if (!r) noise64(stochastic, dt, noise, n);
     for (j = 0; j < 4; j++)
       q[j] = codes16(load_v(x, dt, e, (int)j, 32), vm, wide, rcp, stochastic, r ? r[j] : n[j]);
-    pack64_store(q[0], q[1], q[2], q[3], dt, bits, 8, out);
+    pack64_store(q[0], q[1], q[2], q[3], dt, stochastic, bits, 8, out);
     e += 64;
     left -= 8;
     out += 8 * bits;
@@ -359,7 +366,7 @@ INLINE void units_rest(const void *x, actq_dtype dt, int stochastic, int wide, i
                           vm, wide, rcp, stochastic, r ? r[j] : n[j])
                 : _mm512_setzero_si512();
   }
-  pack64_store(q[0], q[1], q[2], q[3], dt, bits, left, out);
+  pack64_store(q[0], q[1], q[2], q[3], dt, stochastic, bits, left, out);
 }
 
 /* Codes of `units` units from element i, the noise from the buffer `noise` (stochastic) or
@@ -379,7 +386,7 @@ INLINE void units_t(const void *x, actq_dtype dt, int stochastic, int wide, int 
                  codes16(load_v(x, dt, e, 1, 32), vm, wide, rcp, stochastic, r[1]),
                  codes16(load_v(x, dt, e, 2, 32), vm, wide, rcp, stochastic, r[2]),
                  codes16(load_v(x, dt, e, 3, 32), vm, wide, rcp, stochastic, r[3]),
-                 dt, bits, 8, out);
+                 dt, stochastic, bits, 8, out);
     out += 8 * bits;
   }
   if (u < units)
@@ -436,7 +443,6 @@ INLINE void vec_meta_set(const actq_group_meta *g, vec_meta *vm) {
   vm->sc = _mm512_set1_ps(g->sc);
   vm->rcp = _mm512_set1_ps(g->rcp);
   vm->num_min = _mm512_set1_ps(ACTQ_QUOT_NUM_MIN);
-  vm->levels = _mm512_set1_epi32((int)g->levels);
 }
 
 /* The quotient path a group allows (see quot16): wide groups divide; otherwise the
@@ -545,12 +551,8 @@ INLINE void units_avx512(const void *x, actq_dtype dt, int stochastic, size_t i,
   (void)end;
   vec_meta_set(g, &vm);
   /* ahead_l2: f32 from memory only (cpu/quantize_groups.h) */
-  if (ahead_l2)
-    ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out,
-                            x_end, ahead, 1, ahead_l2));
-  else
-    ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm, noise, bits, out,
-                            x_end, ahead, 0, 0));
+  ACTQ_BY_L2(ahead_l2, ACTQ_BY_QUOT(g, units_t(x, dt, stochastic, wide, rcp, i, units, &vm,
+                                               noise, bits, out, x_end, ahead, l2, ahead_l2)));
 }
 
 INLINE __attribute__((unused)) void units_philox_avx512(const void *x, actq_dtype dt, size_t i, size_t units,
@@ -564,12 +566,9 @@ INLINE __attribute__((unused)) void units_philox_avx512(const void *x, actq_dtyp
   /* 1 bit, for the quotient nearly every group takes: step128's codes are then compares
    * (codes16_bit, `one`); other widths and quotients take the packer. ahead_l2: f32 from
    * memory only (cpu/quantize_groups.h) */
-  if (ahead_l2)
-    ACTQ_BY_QUOT_ONE(g, bits, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, one,
-                                             bits, out, x_end, ahead, 1, ahead_l2));
-  else
-    ACTQ_BY_QUOT_ONE(g, bits, units_philox_t(x, dt, wide, rcp, i, units, &vm, keys, carry, one,
-                                             bits, out, x_end, ahead, 0, 0));
+  ACTQ_BY_L2(ahead_l2, ACTQ_BY_QUOT_ONE(g, bits, units_philox_t(x, dt, wide, rcp, i, units, &vm,
+                                                                keys, carry, one, bits, out,
+                                                                x_end, ahead, l2, ahead_l2)));
 }
 
 INLINE void noise_avx512(uint64_t seed, uint64_t offset, uint64_t block0, size_t nblocks,

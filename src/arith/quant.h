@@ -164,7 +164,15 @@ ACTQ_HD int actq_quot_rcp_lane_ok(float num) {
 }
 
 /* Codes; the float clamp keeps out-of-range intermediates (t a hair above L, t + u
- * rounding up) from wrapping, the bug of 8-bit codes in fp16 in earlier code. */
+ * rounding up) from wrapping, the bug of 8-bit codes in fp16 in earlier code.
+ * How far out of range: t is the correctly rounded quotient of RN(x*c - m*c) <=
+ * RN(L*s*c), so t <= RN(L * (1 + 2^-24)) <= L + ulp(L), and rint(t) <= L. With u <= 1 -
+ * 2^-17 the exact t + u is at most L + 1 - 2^-17 + ulp(L). Below 7 bits ulp(L) <= 2^-18,
+ * so that bound is itself a float below L + 1 and floor(RN(t + u)) <= L: the clamp never
+ * acts. At 7 and 8 bits floor(RN(t + u)) reaches L + 1 (t = L + 2^-17 or t = L, with
+ * r16 = 65535), never more, and never below 0 (t >= 0, u > 0). The SIMD quantize loops
+ * clamp on these facts once their codes are bytes: the unsigned saturation of the byte
+ * pack holds 256 at 255, and one byte min holds 128 at 127. */
 ACTQ_HD uint32_t actq_code_clamp(float q, float levels) {
   q = q < 0.0f ? 0.0f : q;
   q = q > levels ? levels : q;

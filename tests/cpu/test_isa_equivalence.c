@@ -29,6 +29,7 @@
 #include "cpu/state.h"
 
 #include "src/arith/philox.h"
+#include "src/arith/quant.h"
 #ifdef ACTQ_TEST_EMU512
 #  include "avx512_emulated.h"
 #  include "src/backend.h"
@@ -501,6 +502,100 @@ Test(isa_equivalence, stochastic_one_bit_sum_at_one) {
   buf_free(&x);
   buf_free(&pk_ref);
   buf_free(&pk);
+}
+
+/* The first offset from 0 at which the noise value 65535 falls on an element of [0, n)
+ * that does not start a group; that element in *at. */
+static uint64_t offset_with_top_noise(uint64_t seed, size_t n, uint32_t group, size_t *at) {
+  uint16_t r16[8];
+  uint64_t offset;
+  size_t e;
+  for (offset = 0;; offset++)
+    for (e = 0; e < n; e++) {
+      if (e % 8 == 0) actq_noise_block(seed, offset, e / 8, r16);
+      if (r16[e % 8] == 65535 && e % group != 0) {
+        *at = e;
+        return offset;
+      }
+    }
+}
+
+/* Stochastic codes that reach L + 1 before the clamp. At the top of a group t is L
+ * (8 bits: x = 255 in groups of min 0 and scale 1) or L + ulp(L) (7 bits: the pairs below,
+ * where x - m rounds up past L*s), and with the noise value 65535 (u = 1 - 2^-17) t + u then
+ * rounds to L + 1 in float32; the code must be L (the AVX-512 and AVX2 loops clamp the
+ * codes as bytes: at 7 bits with a byte min, at 8 bits by the pack's saturation). Each
+ * group is its minimum and then the top value; the offset is chosen so that the noise
+ * value 65535 falls on a top element. Groups of 256 (the codes-loop generator) and of 24
+ * (the noise buffer), every input dtype, the premise checked with the library's own
+ * arithmetic. */
+Test(isa_equivalence, stochastic_top_code_clamped) {
+  static const struct {
+    uint32_t bits;
+    actq_dtype xdt;
+    float mn, mx;
+  } cases[] = {
+      {8, ACTQ_F32, 0.0f, 255.0f},           {8, ACTQ_BF16, 0.0f, 255.0f},
+      {8, ACTQ_F16, 0.0f, 255.0f},           {7, ACTQ_F32, -0x1.22p+11f, 0x1.b6p-6f},
+      {7, ACTQ_BF16, -0x1.22p+11f, 0x1.b6p-6f}, {7, ACTQ_F16, -0x1.538p+8f, 0x1.304p-12f},
+  };
+  static const uint32_t groups[] = {256, 24};
+  const size_t cols = 4096 + 40;
+  const uint64_t seed = 4242;
+  size_t c, gi, e, ti;
+  for (c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (gi = 0; gi < 2; gi++) {
+      const uint32_t bits = cases[c].bits, group = groups[gi];
+      const actq_dtype xdt = cases[c].xdt;
+      /* the values are exact in the input dtype (those of f32 are bf16 values) */
+      const actq_dtype hdt = xdt == ACTQ_F32 ? ACTQ_BF16 : xdt;
+      const uint16_t hmn = actq_f32_to_h16(cases[c].mn, hdt),
+                     hmx = actq_f32_to_h16(cases[c].mx, hdt);
+      actq_layout lay = {1, cols, group, bits, NULL, ACTQ_F32};
+      size_t packed, groups_n, top;
+      const uint64_t offset = offset_with_top_noise(seed, cols, group, &top);
+      actq_group_meta g;
+      buf x, pk_ref, pk;
+      float mn[200], sc[200];
+      uint32_t codes[8];
+      cr_assert(actq_h16_to_f32(hmn, hdt) == cases[c].mn &&
+                actq_h16_to_f32(hmx, hdt) == cases[c].mx);
+      actq_group_meta_compute(cases[c].mn, cases[c].mx, 1, bits, ACTQ_F32, &g);
+      cr_assert(actq_floorf(actq_quant_t(cases[c].mx, &g) + actq_noise_u(65535)) ==
+                    g.levels + 1.0f,
+                "case %zu: the top element's t + u does not reach L + 1", c);
+      cr_assert_eq(actq_layout_sizes(&lay, &packed, &groups_n), ACTQ_OK);
+      cr_assert(groups_n <= 200);
+      x = buf_new(cols * dsize(xdt));
+      pk_ref = buf_new(packed);
+      pk = buf_new(packed);
+      for (e = 0; e < cols; e++) {
+        const int at_min = e % group == 0;
+        if (xdt == ACTQ_F32) {
+          const float v = at_min ? cases[c].mn : cases[c].mx;
+          memcpy(x.p + 4 * e, &v, 4);
+        } else {
+          memcpy(x.p + 2 * e, at_min ? &hmn : &hmx, 2);
+        }
+      }
+      cr_assert_eq(actq_quantize(ref_ctx, &lay, xdt, x.p, ACTQ_ROUND_STOCHASTIC, seed, offset,
+                                 pk_ref.p, mn, sc),
+                   ACTQ_OK);
+      actq_unpack_unit(pk_ref.p + top / 8 * bits, 8, bits, codes);
+      cr_assert_eq(codes[top % 8], (uint32_t)g.levels, "case %zu: the reference's top code", c);
+      for (ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
+        cr_assert_eq(actq_context_set_threads(cpu_ctx, thread_counts[ti]), ACTQ_OK);
+        cr_assert_eq(actq_quantize(cpu_ctx, &lay, xdt, x.p, ACTQ_ROUND_STOCHASTIC, seed,
+                                   offset, pk.p, mn, sc),
+                     ACTQ_OK);
+        cr_assert(memcmp(pk.raw, pk_ref.raw, packed + 64) == 0,
+                  "case %zu (b=%u x=%d G=%u), threads %d: packed differs", c, bits, xdt, group,
+                  thread_counts[ti]);
+      }
+      buf_free(&x);
+      buf_free(&pk_ref);
+      buf_free(&pk);
+    }
 }
 
 /* Per-row widths and many seeds/offsets, including offsets and seeds with high bits set
