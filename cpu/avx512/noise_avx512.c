@@ -6,11 +6,8 @@
 #include "cpu/avx512/avx512.h"
 #include "cpu/avx512/philox_avx512.h"
 
-/* Writes 8 blocks (8 x 16 bytes) in block order. */
-static inline void philox8_store(const philox8 *p, uint16_t *out) {
-  /* (c0, c1) and (c2, c3) word pairs per lane: the odd dwords from a dword swap */
-  __m512i a = _mm512_mask_shuffle_epi32(p->c0, 0xaaaa, p->c1, _MM_PERM_CDAB);
-  __m512i b = _mm512_mask_shuffle_epi32(p->c2, 0xaaaa, p->c3, _MM_PERM_CDAB);
+/* Writes 8 blocks (8 x 16 bytes) in block order from their word pairs (philox8_last_pairs). */
+static inline void philox8_store(__m512i a, __m512i b, uint16_t *out) {
   __m512i even = _mm512_unpacklo_epi64(a, b); /* blocks 0 | 2 | 4 | 6 */
   __m512i odd = _mm512_unpackhi_epi64(a, b);  /* blocks 1 | 3 | 5 | 7 */
   const __m512i lo_idx = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
@@ -43,19 +40,24 @@ __attribute__((noinline)) void actq_avx512_noise_fill(uint64_t seed, uint64_t of
   for (i = 0; i + 16 <= nblocks; i += 16) {
     philox8 a = philox8_start(blocks, off_lo, off_hi);
     philox8 b = philox8_start(_mm512_add_epi64(blocks, eight), off_lo, off_hi);
-    for (round = 0; round < 10; round++) {
+    __m512i pa[2], pb[2];
+    for (round = 0; round < 9; round++) {
       philox8_round(&a, k0[round], k1[round]);
       philox8_round(&b, k0[round], k1[round]);
     }
-    philox8_store(&a, out + 8 * i);
-    philox8_store(&b, out + 8 * i + 64);
+    philox8_last_pairs(&a, k0[9], k1[9], &pa[0], &pa[1]);
+    philox8_last_pairs(&b, k0[9], k1[9], &pb[0], &pb[1]);
+    philox8_store(pa[0], pa[1], out + 8 * i);
+    philox8_store(pb[0], pb[1], out + 8 * i + 64);
     blocks = _mm512_add_epi64(blocks, _mm512_add_epi64(eight, eight));
   }
   if (i < nblocks) { /* at most 15 blocks left: one or two batches of 8 */
     for (; i < nblocks; i += 8) {
       philox8 a = philox8_start(blocks, off_lo, off_hi);
-      for (round = 0; round < 10; round++) philox8_round(&a, k0[round], k1[round]);
-      philox8_store(&a, out + 8 * i);
+      __m512i pa[2];
+      for (round = 0; round < 9; round++) philox8_round(&a, k0[round], k1[round]);
+      philox8_last_pairs(&a, k0[9], k1[9], &pa[0], &pa[1]);
+      philox8_store(pa[0], pa[1], out + 8 * i);
       blocks = _mm512_add_epi64(blocks, eight);
     }
   }

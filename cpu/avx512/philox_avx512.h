@@ -42,6 +42,21 @@ ACTQ_PHILOX8_INLINE void philox8_round(philox8 *p, __m512i k0, __m512i k1) {
   p->c3 = p0;
 }
 
+/* The last round (keys k0, k1) and the output of its 8 blocks as word pairs: qword j of
+ * `a` holds words 0 (low dword) and 1 of block j, of `b` words 2 and 3. The dword swap of
+ * a product already holds its low half (the round's new c1, c3) in the high dword, so the
+ * round's xors, masked to the low dwords, leave the pairs: no merges of words after the
+ * round (2 micro-ops fewer per 8 blocks, on port 5). */
+ACTQ_PHILOX8_INLINE void philox8_last_pairs(const philox8 *p, __m512i k0, __m512i k1, __m512i *a,
+                                            __m512i *b) {
+  const __m512i p0 = _mm512_mul_epu32(p->c0, _mm512_set1_epi64(ACTQ_PHILOX_M0));
+  const __m512i p1 = _mm512_mul_epu32(p->c2, _mm512_set1_epi64(ACTQ_PHILOX_M1));
+  *a = _mm512_mask_ternarylogic_epi32(_mm512_shuffle_epi32(p1, _MM_PERM_CDAB), 0x5555, p->c1, k0,
+                                      0x96);
+  *b = _mm512_mask_ternarylogic_epi32(_mm512_shuffle_epi32(p0, _MM_PERM_CDAB), 0x5555, p->c3, k1,
+                                      0x96);
+}
+
 /* The state after round 0 of 8 noise blocks (lane j: block blocks[j]) from the call's
  * round-0 terms t0, t1, t2 (actq_noise_round0_terms, each broadcast), as
  * actq_noise_words_r0: one multiply instead of two. */
@@ -64,18 +79,16 @@ ACTQ_PHILOX8_INLINE philox8 philox8_after_round0(__m512i blocks, __m512i t0, __m
 /* The 16-bit noise of the 64 elements of 8 consecutive blocks (lane j: block b + j), in
  * element order as 4 vectors of 16 dwords r16 | ACTQ_NOISE_F32_HI << 16: r[v] holds
  * elements 16v .. 16v + 15 (blocks 2v, 2v + 1). Word i of a block holds its elements 2i
- * (low half) and 2i + 1 (high half) (src/arith/philox.h). Words (0, 1) and (2, 3) are
- * paired per lane by a dword swap: qword j of `a` holds elements 8j .. 8j + 3, of `b`
- * 8j + 4 .. 8j + 7. A qword permute puts in 128-bit lane m of x01 the 4 elements of lane
- * m of r[0] (low qword) and of r[1] (high qword), likewise x23; vpunpck{l,h}wd with the
- * constant high words widens them. All one-uop permutes (a word permute, vpermt2w, is
+ * (low half) and 2i + 1 (high half) (src/arith/philox.h), so that in the pairs `a`, `b`
+ * (philox8_last_pairs) qword j of `a` holds elements 8j .. 8j + 3, of `b` 8j + 4 ..
+ * 8j + 7. A qword permute puts in 128-bit lane m of x01 the 4 elements of lane m of r[0]
+ * (low qword) and of r[1] (high qword), likewise x23; vpunpck{l,h}wd with the constant
+ * high words widens them. All one-uop permutes (a word permute, vpermt2w, is
  * three on Intel cores; in L2 it made quantize 5% slower). `quads`: the order of
  * quantize's bf16 vectors instead (quantize_avx512.c, load_v): lane k of r[2c] holds
  * elements 32c + 8k .. 32c + 8k + 3 (qword k + 4c of a), of r[2c + 1] the next 4 (of b);
  * the same permutes with other indices. */
-ACTQ_PHILOX8_INLINE void philox8_noise64(const philox8 *p, int quads, __m512i r[4]) {
-  const __m512i a = _mm512_mask_shuffle_epi32(p->c0, 0xaaaa, p->c1, _MM_PERM_CDAB);
-  const __m512i b = _mm512_mask_shuffle_epi32(p->c2, 0xaaaa, p->c3, _MM_PERM_CDAB);
+ACTQ_PHILOX8_INLINE void philox8_noise64(__m512i a, __m512i b, int quads, __m512i r[4]) {
   const __m512i x01 = _mm512_permutex2var_epi64(
       a, quads ? _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11) : _mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11), b);
   const __m512i x23 = _mm512_permutex2var_epi64(

@@ -249,14 +249,17 @@ INLINE void noise_philox(const actq_noise_keys *nk, actq_dtype dt, __m512i block
                 t2 = _mm512_set1_epi32((int)nk->t[2]);
   philox8 a = philox8_after_round0(blocks, t0, t1, t2);
   philox8 b = philox8_after_round0(_mm512_add_epi64(blocks, _mm512_set1_epi64(8)), t0, t1, t2);
+  __m512i pa[2], pb[2];
   int round;
-#pragma GCC unroll 9
-  for (round = 1; round < 10; round++) {
+#pragma GCC unroll 8
+  for (round = 1; round < 9; round++) {
     philox8_round(&a, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
     philox8_round(&b, KEY(nk, 2 * round), KEY(nk, 2 * round + 1));
   }
-  philox8_noise64(&a, dt == ACTQ_BF16, r);
-  philox8_noise64(&b, dt == ACTQ_BF16, r + 4);
+  philox8_last_pairs(&a, KEY(nk, 18), KEY(nk, 19), &pa[0], &pa[1]);
+  philox8_last_pairs(&b, KEY(nk, 18), KEY(nk, 19), &pb[0], &pb[1]);
+  philox8_noise64(pa[0], pa[1], dt == ACTQ_BF16, r);
+  philox8_noise64(pb[0], pb[1], dt == ACTQ_BF16, r + 4);
 }
 
 /* The noise of 64 elements from the buffer (noise[j]: element j), or none (nearest), in
@@ -327,10 +330,11 @@ INLINE void step128(const void *x, actq_dtype dt, int wide, int rcp, size_t e,
     pack64_store(q[4], q[5], q[6], q[7], dt, 1, bits, 8, out + 8 * bits);
   }
   if (gen) {
-    philox8_round(&a, KEY(vk, 18), KEY(vk, 19));
-    philox8_round(&b, KEY(vk, 18), KEY(vk, 19));
-    philox8_noise64(&a, dt == ACTQ_BF16, rn);
-    philox8_noise64(&b, dt == ACTQ_BF16, rn + 4);
+    __m512i pa[2], pb[2];
+    philox8_last_pairs(&a, KEY(vk, 18), KEY(vk, 19), &pa[0], &pa[1]);
+    philox8_last_pairs(&b, KEY(vk, 18), KEY(vk, 19), &pb[0], &pb[1]);
+    philox8_noise64(pa[0], pa[1], dt == ACTQ_BF16, rn);
+    philox8_noise64(pb[0], pb[1], dt == ACTQ_BF16, rn + 4);
   }
 }
 
