@@ -1,7 +1,9 @@
 /* kernels_avx512.c - the AVX-512 kernel table: quantize 16 lanes wide (compute-bound in
- * AVX2: Philox and the division), fewbit_encode's codes and fewbit_backward (bounds and
- * levels from registers at every width, where AVX2 gathers past 5 bits); dequantize, pack
- * and unpack keep the AVX2 kernels, which run at the memory's speed (docs/bench-cpu.md);
+ * AVX2: Philox and the division), dequantize to bf16 and f16 from 6 bits (compute-bound in
+ * AVX2 on cores without AVX512_BF16), fewbit_encode's codes and fewbit_backward (bounds and
+ * levels from registers at every width, where AVX2 gathers past 5 bits); the other
+ * dequantize cases, pack and unpack keep the AVX2 kernels, which run at the memory's speed
+ * (docs/bench-cpu.md);
  * fewbit_encode's y takes the 16-lane activations of act_avx512.h. This file holds no ISA
  * code; it is compiled without ISA flags and only reached through cpu/select.c. */
 #include "cpu/avx2/avx2.h"
@@ -10,7 +12,7 @@
 /* The slots both AVX-512 tables share */
 #define AVX512_SLOTS                                                                       \
   .quantize_groups = actq_avx512_quantize_groups,                                          \
-  .dequantize_groups = actq_avx2_dequantize_groups, .pack = actq_avx2_pack,                \
+  .dequantize_groups = actq_avx512_dequantize_groups, .pack = actq_avx2_pack,              \
   .unpack = actq_avx2_unpack,                                                              \
   /* bf16 codes: 16-bit keys at every width */                                             \
   .fewbit_no_code_lut = 1u << ACTQ_BF16,                                                   \

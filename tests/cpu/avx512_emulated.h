@@ -16,6 +16,8 @@ extern const actq_cpu_kernels actq_cpu_emu512bf16_kernels;
 
 size_t actq_emu512_quantize_groups(const actq_quant_job *job, size_t r, size_t g0, size_t g1,
                                    uint8_t *row_packed);
+void actq_emu512_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
+                                   const uint8_t *row_packed);
 size_t actq_emu512_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);
 void actq_emu512_fewbit_backward(const actq_fewbit_job *job, size_t i0, size_t i1);
 size_t actq_emu512bf16_fewbit_encode(const actq_fewbit_job *job, size_t i0, size_t i1);

@@ -18,6 +18,7 @@
 /* every external symbol of the three files */
 #define actq_avx512_quantize_groups actq_emu512_quantize_groups
 #define actq_avx512_noise_fill actq_emu512_noise_fill
+#define actq_avx512_dequantize_groups actq_emu512_dequantize_groups
 #define actq_cpu_avx512_kernels actq_cpu_emu512_kernels
 #define actq_avx512_fewbit_backward actq_emu512_fewbit_backward
 #define actq_avx512_fewbit_encode actq_emu512_fewbit_encode

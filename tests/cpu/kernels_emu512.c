@@ -7,7 +7,7 @@
 /* The slots both emulated tables share, as kernels_avx512.c's AVX512_SLOTS */
 #define EMU512_SLOTS                                                                       \
   .quantize_groups = actq_emu512_quantize_groups,                                          \
-  .dequantize_groups = actq_avx2_dequantize_groups, .pack = actq_avx2_pack,                \
+  .dequantize_groups = actq_emu512_dequantize_groups, .pack = actq_avx2_pack,              \
   .unpack = actq_avx2_unpack, .fewbit_no_code_lut = 1u << ACTQ_BF16,                       \
   .fewbit_code_lut_min_bits = 7, .fewbit_y_lut_dtypes = 1u << ACTQ_BF16 | 1u << ACTQ_F16
 

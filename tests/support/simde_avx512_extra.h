@@ -162,6 +162,21 @@ EMU_INLINE void emu_mm512_mask_storeu_epi8(void *p, __mmask64 k, simde__m512i a)
     if ((k >> i) & 1) ((uint8_t *)p)[i] = b[i];
 }
 
+EMU_INLINE simde__m512i emu_mm512_maskz_loadu_epi8(__mmask64 k, const void *p) {
+  uint8_t b[64];
+  int i;
+  for (i = 0; i < 64; i++) b[i] = (k >> i) & 1 ? ((const uint8_t *)p)[i] : 0;
+  return simde_mm512_loadu_si512(b);
+}
+
+EMU_INLINE void emu_mm512_mask_storeu_epi16(void *p, __mmask32 k, simde__m512i a) {
+  uint16_t w[32];
+  int i;
+  memcpy(w, &a, sizeof w);
+  for (i = 0; i < 32; i++)
+    if ((k >> i) & 1) memcpy((char *)p + 2 * i, &w[i], 2);
+}
+
 /* ---- shuffles ------------------------------------------------------------------------------ */
 /* vpshufd: the 128-bit lanes' dwords by imm, as the 256-bit form on each half. */
 #define emu_mm512_shuffle_epi32(a, imm)                                                  \
@@ -347,6 +362,8 @@ EMU_INLINE simde__m512i emu_mm512_i32gather_epi32(simde__m512i index, const void
 #define _mm512_mask_loadu_epi16 emu_mm512_mask_loadu_epi16
 #define _mm512_maskz_loadu_epi16 emu_mm512_maskz_loadu_epi16
 #define _mm512_mask_storeu_epi8 emu_mm512_mask_storeu_epi8
+#define _mm512_maskz_loadu_epi8 emu_mm512_maskz_loadu_epi8
+#define _mm512_mask_storeu_epi16 emu_mm512_mask_storeu_epi16
 #define _mm512_shuffle_epi32 emu_mm512_shuffle_epi32
 #define _mm512_mask_shuffle_epi32 emu_mm512_mask_shuffle_epi32
 #define _mm512_mask_cmp_ps_mask emu_mm512_mask_cmp_ps_mask
