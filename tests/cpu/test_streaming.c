@@ -115,8 +115,8 @@ Test(streaming, dequantize_past_the_threshold) {
 
 /* The reference's outputs once per width and dtype, for the longest of the three lengths:
  * the call is elementwise, so a shorter call's y and grad_in are its prefix, and its codes
- * the prefix of the codes with the last byte's unused high bits zero. (Three reference
- * calls on 4-8 M elements of GELU per case were most of this test's time under valgrind.) */
+ * the prefix of the codes with the last byte's unused high bits zero. (The reference's GELU
+ * on 4-8 M elements is most of this test's time, natively and under valgrind.) */
 Test(streaming, fewbit_encode_y_and_backward_past_the_threshold) {
   actq_context *cpu, *ref;
   fewbit_table tab;
