@@ -81,9 +81,13 @@ INLINE void dequantize16_t(const actq_dequant_job *job, size_t r, size_t g0, siz
       actq_ref_dequantize_groups(job, r, gi, gi + 1, row_packed);
       continue;
     }
-    /* as the AVX2 kernel: one line a group, ACTQ_PREFETCH_BYTES ahead */
-    if (in + ACTQ_PREFETCH_BYTES < row_end)
-      _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES, _MM_HINT_T0);
+    /* ACTQ_PREFETCH_BYTES ahead, one line a group as the AVX2 kernel; with outputs past the
+     * streaming threshold (from memory) each line of the group's codes, up to 256 codes (3-4
+     * lines at 6-8 bits; the hardware prefetcher follows longer groups): 1.03-1.43x from
+     * memory, where in L2 the extra prefetches cost 3-6% (docs/bench-cpu.md) */
+    for (c = 0; c < (nt ? (c1 - c0) * b / 8 : 1) && c < 32u * b; c += 64)
+      if (in + ACTQ_PREFETCH_BYTES + c < row_end)
+        _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES + c, _MM_HINT_T0);
     shifted = !(b == 8 || s == 0.0f || fabsf(s) >= 0x1p-119f);
     vm = _mm512_set1_ps(m);
     vs = shifted ? _mm512_set1_ps(s) : _mm512_mul_ps(_mm512_set1_ps(s), p2);
