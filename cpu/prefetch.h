@@ -10,6 +10,7 @@
 #define ACTQ_CPU_PREFETCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <xmmintrin.h>
 
 #include "cpu/isa.h"
@@ -83,6 +84,30 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_ahead_l2(const void *p, size_t at, size_
 static inline size_t actq_prefetch_l2_min_bytes(void) {
   const size_t env = actq_cpu_prefetch_l2_min_env();
   return env ? env : (size_t)64 << 20;
+}
+
+/* The codes of one group of a dequantize row from `in`, ACTQ_PREFETCH_BYTES ahead and never
+ * past `end`: their first line, and the rest of their first `bytes` (from
+ * actq_prefetch_group_bytes). */
+ACTQ_PREFETCH_INLINE void actq_prefetch_group_codes(const unsigned char *in,
+                                                    const unsigned char *end, size_t bytes) {
+  size_t off = 0;
+  do {
+    if (in + ACTQ_PREFETCH_BYTES + off < end)
+      _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES + off, _MM_HINT_T0);
+  } while ((off += 64) < bytes);
+}
+
+/* How many bytes of each group's codes a dequantize call prefetches, for groups of
+ * `group_size` codes of `bits`: one line in the caches; where the call's outputs are past
+ * the streaming threshold (`nt`: its input comes from memory) each line, up to 256 codes.
+ * The hardware prefetchers follow longer groups. In L2 the extra requests cost 3-6%; from
+ * memory they paid 1.03-1.43x (docs/bench-cpu.md, "The Ice Lake VM again"). Decided once a
+ * call: a test of the group's length in the group loop cost 5-9% at groups of 64. */
+static inline size_t actq_prefetch_group_bytes(size_t group_size, uint32_t bits, int nt) {
+  const size_t bytes = group_size * bits / 8;
+  if (!nt) return 0;
+  return bytes < 32u * bits ? bytes : 32u * bits;
 }
 
 ACTQ_PREFETCH_INLINE void actq_prefetch_stream(const void *p, size_t at, size_t bytes, size_t total) {

@@ -92,7 +92,7 @@ static inline __m256 pow2_neg(__m256i sh) {
 
 static inline __attribute__((always_inline)) void dequantize_groups_t(
     const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed,
-    actq_dtype dt, uint32_t bits, int nt) {
+    actq_dtype dt, uint32_t bits, int nt, size_t pf_bytes) {
   const actq_grid *gr = &job->grid;
   const size_t base = r * gr->cols;
   const uint8_t *row_end = row_packed + actq_stream_bytes(gr->cols, bits);
@@ -105,7 +105,9 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
   const __m256i sh_o = _mm256_load_si256((const __m256i *)actq_avx2_eo_shift[bits][1]);
   const __m256i keep_e = _mm256_sllv_epi32(cmask, sh_e), keep_o = _mm256_sllv_epi32(cmask, sh_o);
   const __m256 p2_e = pow2_neg(sh_e), p2_o = pow2_neg(sh_o);
-  uint16_t *y16 = (uint16_t *)job->y;
+  /* y in a local: stores through it could alias *job, which gcc would then read again */
+  void *const y = job->y;
+  uint16_t *y16 = (uint16_t *)y;
   size_t gi, c, j;
 
   for (gi = g0; gi < g1; gi++) {
@@ -120,11 +122,7 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
     }
     vm = _mm256_set1_ps(m);
     vs = _mm256_set1_ps(s);
-    /* One line a group, ACTQ_PREFETCH_BYTES ahead: enough for the usual groups (G*b/8
-     * bytes of codes, 1 KiB at G = 1024 and 8 bits); within the longest groups (up to 64
-     * KiB of codes at G = 65536) the hardware prefetcher follows the sequential reads. */
-    if (in + ACTQ_PREFETCH_BYTES < row_end)
-      _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES, _MM_HINT_T0);
+    actq_prefetch_group_codes(in, row_end, pf_bytes);
     c = c0;
     if (dt != ACTQ_F32 && bits <= 5 && c1 - c0 >= LUT_MIN_ELEMS) {
       const size_t reach = actq_avx2_unpack32_units_reach(bits);
@@ -192,14 +190,14 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
         const __m256 vsl = _mm256_mul_ps(vs, p2);
         for (; c + 8 <= c1; c += 8) {
           __m256 q = unit_scaled_codes(in, bits, in + 8 <= row_end, keep);
-          actq_avx2_store8_nt(job->y, dt, base + c, _mm256_fmadd_ps(q, vsl, vm), nt);
+          actq_avx2_store8_nt(y, dt, base + c, _mm256_fmadd_ps(q, vsl, vm), nt);
           in += bits;
         }
       }
     } else { /* a scale this small is inexact times 2^-sh: shift the codes instead */
       for (; c + 8 <= c1; c += 8) {
         __m256i q = actq_avx2_unpack_unit(in, bits, in + 8 <= row_end);
-        actq_avx2_store8_nt(job->y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm),
+        actq_avx2_store8_nt(y, dt, base + c, _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), vs, vm),
                             nt);
         in += bits;
       }
@@ -208,22 +206,40 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
       uint32_t codes[8];
       actq_unpack_unit(in, c1 - c, bits, codes);
       for (j = 0; j < c1 - c; j++)
-        actq_store_elem(job->y, dt, base + c + j, actq_dequant(codes[j], m, s));
+        actq_store_elem(y, dt, base + c + j, actq_dequant(codes[j], m, s));
     }
   }
 }
 
-#define BY_BITS(dt)                                                                         \
-  switch (actq_grid_row_bits(&job->grid, r)) {                                              \
-  case 1: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 1, nt); break;                \
-  case 2: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 2, nt); break;                \
-  case 3: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 3, nt); break;                \
-  case 4: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 4, nt); break;                \
-  case 5: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 5, nt); break;                \
-  case 6: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 6, nt); break;                \
-  case 7: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 7, nt); break;                \
-  default: dequantize_groups_t(job, r, g0, g1, row_packed, dt, 8, nt); break;               \
+/* One instance a dtype and width, out of line (as quantize's, cpu/quantize_groups.h): with
+ * all 24 inlined into one function gcc's inliner ran out of budget, and the group loop
+ * called actq_load_elem for its metadata (0.84-0.92x at groups of 64 from memory). In each,
+ * pf is a constant 0 where the group's codes are one line or the call's are cached, so
+ * that those groups run without the per-group test of the extra lines. */
+#define INSTANCE(DT, B)                                                                       \
+  static __attribute__((noinline)) void avx2_dequantize_##DT##_##B(                           \
+      const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed, \
+      int nt) {                                                                               \
+    const size_t pf = actq_prefetch_group_bytes(job->grid.group_size, B, nt);                 \
+    if (pf > 64) dequantize_groups_t(job, r, g0, g1, row_packed, DT, B, nt, pf);              \
+    else dequantize_groups_t(job, r, g0, g1, row_packed, DT, B, nt, 0);                       \
   }
+#define INSTANCES(DT)                                                                         \
+  INSTANCE(DT, 1) INSTANCE(DT, 2) INSTANCE(DT, 3) INSTANCE(DT, 4)                             \
+  INSTANCE(DT, 5) INSTANCE(DT, 6) INSTANCE(DT, 7) INSTANCE(DT, 8)
+INSTANCES(ACTQ_F32)
+INSTANCES(ACTQ_F16)
+INSTANCES(ACTQ_BF16)
+
+typedef void (*dequantize_fn)(const actq_dequant_job *, size_t, size_t, size_t, const uint8_t *,
+                              int);
+#define WIDTHS(DT)                                                                            \
+  {avx2_dequantize_##DT##_1, avx2_dequantize_##DT##_2, avx2_dequantize_##DT##_3,              \
+   avx2_dequantize_##DT##_4, avx2_dequantize_##DT##_5, avx2_dequantize_##DT##_6,              \
+   avx2_dequantize_##DT##_7, avx2_dequantize_##DT##_8}
+/* [actq_dtype (F32 0, F16 1, BF16 2)][width - 1] */
+static const dequantize_fn by_dtype_bits[3][8] = {WIDTHS(ACTQ_F32), WIDTHS(ACTQ_F16),
+                                                  WIDTHS(ACTQ_BF16)};
 
 void actq_avx2_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
                                  const uint8_t *row_packed) {
@@ -231,10 +247,6 @@ void actq_avx2_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g
   const size_t es = job->y_dtype == ACTQ_F32 ? 4 : 2;
   /* the row's first element sets the alignment of every 8-element store of the row */
   const int nt = actq_stream_ok((const char *)job->y + r * gr->cols * es, gr->rows * gr->cols * es);
-  switch (job->y_dtype) {
-  case ACTQ_F16: BY_BITS(ACTQ_F16); break;
-  case ACTQ_BF16: BY_BITS(ACTQ_BF16); break;
-  default: BY_BITS(ACTQ_F32); break;
-  }
+  by_dtype_bits[job->y_dtype][actq_grid_row_bits(gr, r) - 1](job, r, g0, g1, row_packed, nt);
   if (nt) actq_stream_fence();
 }

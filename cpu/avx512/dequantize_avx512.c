@@ -58,7 +58,8 @@ INLINE __m512i codes16(const uint8_t *in, size_t have, uint32_t b, __m512i keep,
 }
 
 INLINE void dequantize16_t(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
-                           const uint8_t *row_packed, actq_dtype dt, uint32_t b, int nt) {
+                           const uint8_t *row_packed, actq_dtype dt, uint32_t b, int nt,
+                           size_t pf_bytes) {
   const actq_grid *gr = &job->grid;
   const size_t base = r * gr->cols;
   const uint8_t *row_end = row_packed + actq_stream_bytes(gr->cols, b);
@@ -81,13 +82,7 @@ INLINE void dequantize16_t(const actq_dequant_job *job, size_t r, size_t g0, siz
       actq_ref_dequantize_groups(job, r, gi, gi + 1, row_packed);
       continue;
     }
-    /* ACTQ_PREFETCH_BYTES ahead, one line a group as the AVX2 kernel; with outputs past the
-     * streaming threshold (from memory) each line of the group's codes, up to 256 codes (3-4
-     * lines at 6-8 bits; the hardware prefetcher follows longer groups): 1.03-1.43x from
-     * memory, where in L2 the extra prefetches cost 3-6% (docs/bench-cpu.md) */
-    for (c = 0; c < (nt ? (c1 - c0) * b / 8 : 1) && c < 32u * b; c += 64)
-      if (in + ACTQ_PREFETCH_BYTES + c < row_end)
-        _mm_prefetch((const char *)in + ACTQ_PREFETCH_BYTES + c, _MM_HINT_T0);
+    actq_prefetch_group_codes(in, row_end, pf_bytes);
     shifted = !(b == 8 || s == 0.0f || fabsf(s) >= 0x1p-119f);
     vm = _mm512_set1_ps(m);
     vs = shifted ? _mm512_set1_ps(s) : _mm512_mul_ps(_mm512_set1_ps(s), p2);
@@ -106,12 +101,25 @@ INLINE void dequantize16_t(const actq_dequant_job *job, size_t r, size_t g0, siz
   }
 }
 
-#define BY_BITS(dt)                                                                         \
-  switch (bits) {                                                                           \
-  case 6: dequantize16_t(job, r, g0, g1, row_packed, dt, 6, nt); break;                     \
-  case 7: dequantize16_t(job, r, g0, g1, row_packed, dt, 7, nt); break;                     \
-  default: dequantize16_t(job, r, g0, g1, row_packed, dt, 8, nt); break;                    \
+/* One instance a dtype and width, out of line, pf a constant 0 where a group's codes are
+ * one line or the call's are cached (as in the AVX2 kernel, which says why). */
+#define INSTANCE(DT, B)                                                                       \
+  static __attribute__((noinline)) void avx512_dequantize_##DT##_##B(                         \
+      const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed, \
+      int nt) {                                                                               \
+    const size_t pf = actq_prefetch_group_bytes(job->grid.group_size, B, nt);                 \
+    if (pf > 64) dequantize16_t(job, r, g0, g1, row_packed, DT, B, nt, pf);                   \
+    else dequantize16_t(job, r, g0, g1, row_packed, DT, B, nt, 0);                            \
   }
+INSTANCE(ACTQ_F16, 6) INSTANCE(ACTQ_F16, 7) INSTANCE(ACTQ_F16, 8)
+INSTANCE(ACTQ_BF16, 6) INSTANCE(ACTQ_BF16, 7) INSTANCE(ACTQ_BF16, 8)
+
+typedef void (*dequantize_fn)(const actq_dequant_job *, size_t, size_t, size_t, const uint8_t *,
+                              int);
+/* [bf16?][width - 6] */
+static const dequantize_fn by_dtype_bits[2][3] = {
+    {avx512_dequantize_ACTQ_F16_6, avx512_dequantize_ACTQ_F16_7, avx512_dequantize_ACTQ_F16_8},
+    {avx512_dequantize_ACTQ_BF16_6, avx512_dequantize_ACTQ_BF16_7, avx512_dequantize_ACTQ_BF16_8}};
 
 void actq_avx512_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
                                    const uint8_t *row_packed) {
@@ -124,10 +132,7 @@ void actq_avx512_dequantize_groups(const actq_dequant_job *job, size_t r, size_t
   }
   /* the row's first element sets the alignment of every 16-element store of the row */
   nt = actq_stream_ok((const char *)job->y + r * gr->cols * 2, gr->rows * gr->cols * 2);
-  if (job->y_dtype == ACTQ_F16) {
-    BY_BITS(ACTQ_F16);
-  } else {
-    BY_BITS(ACTQ_BF16);
-  }
+  by_dtype_bits[job->y_dtype == ACTQ_BF16][bits - ACTQ_AVX512_DEQUANTIZE_MIN_BITS](
+      job, r, g0, g1, row_packed, nt);
   if (nt) actq_stream_fence();
 }

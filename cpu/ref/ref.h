@@ -6,9 +6,11 @@
 #include "src/arith/elem.h"
 
 /* The stored minimum and scale of group gi of row r, as float32 (every dequantize kernel
- * reads them so). */
-static inline void actq_ref_group_meta(const actq_dequant_job *job, size_t r, size_t gi,
-                                       float *m, float *s) {
+ * reads them so). Always inlined: in a function of many width instances gcc left it a call
+ * in the group loop, 0.84x at groups of 64 from memory (cpu/avx2/dequantize_avx2.c). */
+static inline __attribute__((always_inline)) void actq_ref_group_meta(const actq_dequant_job *job,
+                                                                      size_t r, size_t gi,
+                                                                      float *m, float *s) {
   const actq_grid *gr = &job->grid;
   const size_t meta_index = r * gr->groups_per_row + gi;
   *m = actq_load_elem(job->group_min, gr->meta_dtype, meta_index);
