@@ -103,7 +103,7 @@ ACTQ_PREFETCH_INLINE void actq_prefetch_group_codes(const unsigned char *in,
  * the streaming threshold (`nt`: its input comes from memory) each line, up to 256 codes.
  * The hardware prefetchers follow longer groups. In L2 the extra requests cost 3-6%; from
  * memory they paid 1.03-1.43x (docs/bench-cpu.md, "The Ice Lake VM again"). Decided once a
- * call: a test of the group's length in the group loop cost 5-9% at groups of 64. */
+ * call (cpu/dequantize_instance.h). */
 static inline size_t actq_prefetch_group_bytes(size_t group_size, uint32_t bits, int nt) {
   const size_t bytes = group_size * bits / 8;
   if (!nt) return 0;

@@ -31,6 +31,7 @@
 #include "cpu/avx2/avx2.h"
 #include "cpu/avx2/bits_avx2.h"
 #include "cpu/avx2/elem_avx2.h"
+#include "cpu/dequantize_instance.h"
 #include "cpu/prefetch.h"
 #include "cpu/stream.h"
 #include "cpu/ref/ref.h"
@@ -211,19 +212,8 @@ static inline __attribute__((always_inline)) void dequantize_groups_t(
   }
 }
 
-/* One instance a dtype and width, out of line (as quantize's, cpu/quantize_groups.h): with
- * all 24 inlined into one function gcc's inliner ran out of budget, and the group loop
- * called actq_load_elem for its metadata (0.84-0.92x at groups of 64 from memory). In each,
- * pf is a constant 0 where the group's codes are one line or the call's are cached, so
- * that those groups run without the per-group test of the extra lines. */
-#define INSTANCE(DT, B)                                                                       \
-  static __attribute__((noinline)) void avx2_dequantize_##DT##_##B(                           \
-      const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed, \
-      int nt) {                                                                               \
-    const size_t pf = actq_prefetch_group_bytes(job->grid.group_size, B, nt);                 \
-    if (pf > 64) dequantize_groups_t(job, r, g0, g1, row_packed, DT, B, nt, pf);              \
-    else dequantize_groups_t(job, r, g0, g1, row_packed, DT, B, nt, 0);                       \
-  }
+/* one instance a dtype and width (cpu/dequantize_instance.h says why) */
+#define INSTANCE(DT, B) ACTQ_DEQUANTIZE_INSTANCE(avx2_dequantize, dequantize_groups_t, DT, B)
 #define INSTANCES(DT)                                                                         \
   INSTANCE(DT, 1) INSTANCE(DT, 2) INSTANCE(DT, 3) INSTANCE(DT, 4)                             \
   INSTANCE(DT, 5) INSTANCE(DT, 6) INSTANCE(DT, 7) INSTANCE(DT, 8)
@@ -231,15 +221,13 @@ INSTANCES(ACTQ_F32)
 INSTANCES(ACTQ_F16)
 INSTANCES(ACTQ_BF16)
 
-typedef void (*dequantize_fn)(const actq_dequant_job *, size_t, size_t, size_t, const uint8_t *,
-                              int);
 #define WIDTHS(DT)                                                                            \
   {avx2_dequantize_##DT##_1, avx2_dequantize_##DT##_2, avx2_dequantize_##DT##_3,              \
    avx2_dequantize_##DT##_4, avx2_dequantize_##DT##_5, avx2_dequantize_##DT##_6,              \
    avx2_dequantize_##DT##_7, avx2_dequantize_##DT##_8}
 /* [actq_dtype (F32 0, F16 1, BF16 2)][width - 1] */
-static const dequantize_fn by_dtype_bits[3][8] = {WIDTHS(ACTQ_F32), WIDTHS(ACTQ_F16),
-                                                  WIDTHS(ACTQ_BF16)};
+static const actq_dequantize_instance_fn by_dtype_bits[3][8] = {
+    WIDTHS(ACTQ_F32), WIDTHS(ACTQ_F16), WIDTHS(ACTQ_BF16)};
 
 void actq_avx2_dequantize_groups(const actq_dequant_job *job, size_t r, size_t g0, size_t g1,
                                  const uint8_t *row_packed) {

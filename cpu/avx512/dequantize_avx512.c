@@ -23,6 +23,7 @@
 #include "cpu/avx2/elem_avx2.h"
 #include "cpu/avx512/avx512.h"
 #include "cpu/avx512/bits_tables_avx512.h"
+#include "cpu/dequantize_instance.h"
 #include "cpu/prefetch.h"
 #include "cpu/stream.h"
 #include "cpu/ref/ref.h"
@@ -101,23 +102,13 @@ INLINE void dequantize16_t(const actq_dequant_job *job, size_t r, size_t g0, siz
   }
 }
 
-/* One instance a dtype and width, out of line, pf a constant 0 where a group's codes are
- * one line or the call's are cached (as in the AVX2 kernel, which says why). */
-#define INSTANCE(DT, B)                                                                       \
-  static __attribute__((noinline)) void avx512_dequantize_##DT##_##B(                         \
-      const actq_dequant_job *job, size_t r, size_t g0, size_t g1, const uint8_t *row_packed, \
-      int nt) {                                                                               \
-    const size_t pf = actq_prefetch_group_bytes(job->grid.group_size, B, nt);                 \
-    if (pf > 64) dequantize16_t(job, r, g0, g1, row_packed, DT, B, nt, pf);                   \
-    else dequantize16_t(job, r, g0, g1, row_packed, DT, B, nt, 0);                            \
-  }
+/* one instance a dtype and width (cpu/dequantize_instance.h) */
+#define INSTANCE(DT, B) ACTQ_DEQUANTIZE_INSTANCE(avx512_dequantize, dequantize16_t, DT, B)
 INSTANCE(ACTQ_F16, 6) INSTANCE(ACTQ_F16, 7) INSTANCE(ACTQ_F16, 8)
 INSTANCE(ACTQ_BF16, 6) INSTANCE(ACTQ_BF16, 7) INSTANCE(ACTQ_BF16, 8)
 
-typedef void (*dequantize_fn)(const actq_dequant_job *, size_t, size_t, size_t, const uint8_t *,
-                              int);
 /* [bf16?][width - 6] */
-static const dequantize_fn by_dtype_bits[2][3] = {
+static const actq_dequantize_instance_fn by_dtype_bits[2][3] = {
     {avx512_dequantize_ACTQ_F16_6, avx512_dequantize_ACTQ_F16_7, avx512_dequantize_ACTQ_F16_8},
     {avx512_dequantize_ACTQ_BF16_6, avx512_dequantize_ACTQ_BF16_7, avx512_dequantize_ACTQ_BF16_8}};
 
