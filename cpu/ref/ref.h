@@ -7,7 +7,7 @@
 
 /* The stored minimum and scale of group gi of row r, as float32 (every dequantize kernel
  * reads them so). Always inlined: in a function of many width instances gcc left it a call
- * in the group loop, 0.84x at groups of 64 from memory (cpu/avx2/dequantize_avx2.c). */
+ * in the group loop, 0.84x at groups of 64 from memory (cpu/dequantize_instance.h). */
 static inline __attribute__((always_inline)) void actq_ref_group_meta(const actq_dequant_job *job,
                                                                       size_t r, size_t gi,
                                                                       float *m, float *s) {
