@@ -4,7 +4,8 @@
 // Names: <kernel>/<dtype>/b<bits>/n<elements>/t<threads>/<impl>, impl one of
 //   proxy - traffic_proxy() moving exactly the bytes the kernel must read and write,
 //   cpu   - ACTQ_BACKEND_CPU (the ISA path it reports is printed in the context line),
-//   ref   - ACTQ_BACKEND_CPU_REFERENCE (single-threaded by design; run with t1 only).
+//   ref   - ACTQ_BACKEND_CPU_REFERENCE (single-threaded by design; run with t1 only),
+//   pair  - proxy and cpu timed in alternation (ACTQ_BENCH_PAIRED=1, below).
 // quantize: stochastic rounding (quantize_nearest: round to nearest), groups of 256, f32
 // metadata, one row; the dtype is the input's.
 // dequantize: the same layout; the dtype is the output's. pack/unpack: one row of n codes.
@@ -22,6 +23,10 @@
 // actq_dtype values (default f32, bf16, f16), ACTQ_BENCH_GROUP=64 the group size of quantize
 // and dequantize, ACTQ_BENCH_COLS=64 their row length (rows = n / cols; n must be a multiple,
 // default one row of n): both go into the context of the JSON output, the names stay.
+// ACTQ_BENCH_PAIRED=1: instead of the proxy and the kernel as two benchmarks, one "pair"
+// benchmark a case whose iterations time a proxy call and a kernel call back to back
+// (alternating which goes first); its time is the kernel's, its counters the median and
+// quartiles of the per-pair % of proxy (pct_of_proxy, pct_q1, pct_q3) and the proxy's rate.
 // ACTQ_BENCH_ACT=3 the few-bit kernels' activation as a fewbit_activation value (default 1,
 // GELU; 3 is SiLU). ACTQ_BENCH_OFFSET=16: every buffer starts that many bytes past a 64-byte
 // boundary (default 0). Buffers are 64-byte aligned by default because PyTorch's and JAX's
@@ -32,6 +37,8 @@
 #include <benchmark/benchmark.h>
 #include <fewbit.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -175,7 +182,7 @@ const buffer<uint8_t> &packed_for(Data &d, uint32_t bits) {
 enum Kernel {
   kQuantize, kQuantizeNearest, kDequantize, kPack, kUnpack, kFewEncode, kFewEncodeY, kFewBackward
 };
-enum Impl { kProxy, kCpu, kRef };
+enum Impl { kProxy, kCpu, kRef, kPair };
 const char *kernel_name[] = {"quantize",      "quantize_nearest", "dequantize",
                              "pack",          "unpack",           "fewbit_encode",
                              "fewbit_encode_y", "fewbit_backward"};
@@ -190,7 +197,7 @@ const fewbit_table &gelu_table(uint32_t bits) {
   fewbit_table_build(act ? (fewbit_activation)std::atoi(act) : FEWBIT_GELU, 0.0f, bits, nullptr, &t);
   return tables[bits] = t;
 }
-const char *impl_name[] = {"proxy", "cpu", "ref"};
+const char *impl_name[] = {"proxy", "cpu", "ref", "pair"};
 
 struct Case {
   Kernel kernel;
@@ -235,7 +242,7 @@ void run_case(benchmark::State &st, Case c) {
     case kFewBackward: in_bytes = pb + c.n * esize; out_bytes = c.n * esize; break;
   }
   actq_context *ctx = c.impl == kRef ? g_ref : g_cpu;
-  if (c.impl == kCpu) actq_context_set_threads(g_cpu, c.threads);
+  if (c.impl != kRef) actq_context_set_threads(g_cpu, c.threads);
   actq_layout l = layout_for(c.n, c.bits);
   // pack must see valid codes: mask them for this width once (kept in a copy)
   buffer<uint8_t> codes;
@@ -247,72 +254,105 @@ void run_case(benchmark::State &st, Case c) {
   // streams them (a call's output of actq_stream_min_bytes() or more).
   const bool nt = c.n * esize >= actq_stream_min_bytes();
   uint64_t seed = 7;
+  // The same-run traffic proxy for this case, on the kernel's own buffers, so that proxy and
+  // kernel see the same cache state.
+  auto proxy_once = [&]() {
+    uint64_t r = 0;
+    switch (c.kernel) {
+      case kQuantize:
+      case kQuantizeNearest:
+        r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), pb, c.threads);
+        r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gmin.data(), meta / 2, c.threads);
+        r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gscale.data(), meta / 2, c.threads);
+        break;
+      case kDequantize:
+        r = traffic_proxy(packed->data(), pb, d.out.data(), c.n * esize, c.threads, nt);
+        r ^= traffic_proxy((const uint8_t *)d.gmin.data(), meta / 2, nullptr, 0, c.threads);
+        r ^= traffic_proxy((const uint8_t *)d.gscale.data(), meta / 2, nullptr, 0, c.threads);
+        break;
+      case kPack: r = traffic_proxy(codes.data(), c.n, d.out.data(), pb, c.threads); break;
+      case kUnpack: r = traffic_proxy(packed->data(), pb, d.out.data(), c.n, c.threads); break;
+      case kFewEncode:
+        r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out2.data(), pb, c.threads);
+        break;
+      case kFewEncodeY:
+        r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), c.n * esize, c.threads,
+                          nt);
+        r ^= traffic_proxy(nullptr, 0, d.out2.data(), pb, c.threads);
+        break;
+      case kFewBackward:
+        r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), c.n * esize, c.threads,
+                          nt);
+        r ^= traffic_proxy(fcodes.data(), pb, nullptr, 0, c.threads);
+        break;
+    }
+    benchmark::DoNotOptimize(r);
+  };
+  auto kernel_once = [&]() -> actq_status {
+    switch (c.kernel) {
+      case kQuantize:
+        return actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_STOCHASTIC, seed++, 0, d.out.data(),
+                             d.gmin.data(), d.gscale.data());
+      case kQuantizeNearest:
+        return actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_NEAREST, 0, 0, d.out.data(),
+                             d.gmin.data(), d.gscale.data());
+      case kDequantize:
+        return actq_dequantize(ctx, &l, packed->data(), d.gmin.data(), d.gscale.data(), c.dtype,
+                               d.out.data());
+      case kPack: return actq_pack(ctx, c.bits, c.n, codes.data(), d.out.data());
+      case kUnpack: return actq_unpack(ctx, c.bits, c.n, packed->data(), d.out.data());
+      case kFewEncode: return fewbit_encode(ctx, table, c.n, c.dtype, x, nullptr, d.out2.data());
+      case kFewEncodeY:
+        return fewbit_encode(ctx, table, c.n, c.dtype, x, d.out.data(), d.out2.data());
+      case kFewBackward:  // x serves as grad_out
+        return fewbit_backward(ctx, table, c.n, fcodes.data(), c.dtype, x, d.out.data());
+    }
+    return ACTQ_OK;
+  };
+  // Paired: each iteration times one proxy call and one kernel call, in the order P K, K P,
+  // P K, ... (the kernel's time is the iteration's, UseManualTime), so that both see the
+  // machine of the same moment; on a shared VM whose memory bandwidth drifts 10-30% between
+  // minutes, the per-pair ratio is what says how far a kernel is from its proxy.
+  std::vector<double> t_kernel, t_proxy;
   for (auto _ : st) {
     actq_status s = ACTQ_OK;
-    if (c.impl == kProxy) {
-      // The kernel's own buffers, so that proxy and kernel see the same cache state.
-      uint64_t r = 0;
-      switch (c.kernel) {
-        case kQuantize:
-        case kQuantizeNearest:
-          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), pb, c.threads);
-          r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gmin.data(), meta / 2, c.threads);
-          r ^= traffic_proxy(nullptr, 0, (uint8_t *)d.gscale.data(), meta / 2, c.threads);
-          break;
-        case kDequantize:
-          r = traffic_proxy(packed->data(), pb, d.out.data(), c.n * esize, c.threads, nt);
-          r ^= traffic_proxy((const uint8_t *)d.gmin.data(), meta / 2, nullptr, 0, c.threads);
-          r ^= traffic_proxy((const uint8_t *)d.gscale.data(), meta / 2, nullptr, 0, c.threads);
-          break;
-        case kPack: r = traffic_proxy(codes.data(), c.n, d.out.data(), pb, c.threads); break;
-        case kUnpack: r = traffic_proxy(packed->data(), pb, d.out.data(), c.n, c.threads); break;
-        case kFewEncode:
-          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out2.data(), pb, c.threads);
-          break;
-        case kFewEncodeY:
-          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), c.n * esize, c.threads,
-                            nt);
-          r ^= traffic_proxy(nullptr, 0, d.out2.data(), pb, c.threads);
-          break;
-        case kFewBackward:
-          r = traffic_proxy((const uint8_t *)x, c.n * esize, d.out.data(), c.n * esize, c.threads,
-                            nt);
-          r ^= traffic_proxy(fcodes.data(), pb, nullptr, 0, c.threads);
-          break;
+    if (c.impl == kPair) {
+      double tk = 0.0, tp = 0.0;
+      for (int half = 0; half < 2; ++half) {
+        const bool kernel_now = (half == 0) == ((t_kernel.size() & 1) != 0);
+        const auto t0 = std::chrono::steady_clock::now();
+        if (kernel_now) s = kernel_once();
+        else proxy_once();
+        benchmark::ClobberMemory();
+        const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        (kernel_now ? tk : tp) = dt;
       }
-      benchmark::DoNotOptimize(r);
+      t_kernel.push_back(tk);
+      t_proxy.push_back(tp);
+      st.SetIterationTime(tk);
+    } else if (c.impl == kProxy) {
+      proxy_once();
     } else {
-      switch (c.kernel) {
-        case kQuantize:
-          s = actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_STOCHASTIC, seed++, 0, d.out.data(),
-                            d.gmin.data(), d.gscale.data());
-          break;
-        case kQuantizeNearest:
-          s = actq_quantize(ctx, &l, c.dtype, x, ACTQ_ROUND_NEAREST, 0, 0, d.out.data(),
-                            d.gmin.data(), d.gscale.data());
-          break;
-        case kDequantize:
-          s = actq_dequantize(ctx, &l, packed->data(), d.gmin.data(), d.gscale.data(), c.dtype,
-                              d.out.data());
-          break;
-        case kPack: s = actq_pack(ctx, c.bits, c.n, codes.data(), d.out.data()); break;
-        case kUnpack: s = actq_unpack(ctx, c.bits, c.n, packed->data(), d.out.data()); break;
-        case kFewEncode:
-          s = fewbit_encode(ctx, table, c.n, c.dtype, x, nullptr, d.out2.data());
-          break;
-        case kFewEncodeY:
-          s = fewbit_encode(ctx, table, c.n, c.dtype, x, d.out.data(), d.out2.data());
-          break;
-        case kFewBackward:  // x serves as grad_out
-          s = fewbit_backward(ctx, table, c.n, fcodes.data(), c.dtype, x, d.out.data());
-          break;
-      }
+      s = kernel_once();
     }
     if (s != ACTQ_OK) {
       st.SkipWithError(actq_status_string(s));
       break;
     }
     benchmark::ClobberMemory();
+  }
+  if (c.impl == kPair && !t_kernel.empty()) {
+    // % of proxy: the median and quartiles of time(proxy) / time(kernel) over the pairs
+    std::vector<double> ratio(t_kernel.size());
+    for (size_t i = 0; i < ratio.size(); ++i) ratio[i] = 100.0 * t_proxy[i] / t_kernel[i];
+    std::sort(ratio.begin(), ratio.end());
+    std::sort(t_proxy.begin(), t_proxy.end());
+    const size_t m = ratio.size();
+    st.counters["pct_of_proxy"] = ratio[m / 2];
+    st.counters["pct_q1"] = ratio[m / 4];
+    st.counters["pct_q3"] = ratio[3 * m / 4];
+    st.counters["pairs"] = (double)m;
+    st.counters["proxy_items_per_second"] = (double)c.n / t_proxy[m / 2];
   }
   st.SetItemsProcessed((int64_t)st.iterations() * (int64_t)c.n);
   st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)(in_bytes + out_bytes));
@@ -359,6 +399,8 @@ int main(int argc, char **argv) {
   std::vector<size_t> sizes =
       env_list("ACTQ_BENCH_SIZES", {1u << 18, 1u << 20, 1u << 23, 1u << 26});
   const bool with_ref = !std::getenv("ACTQ_BENCH_REF") || std::atoi(std::getenv("ACTQ_BENCH_REF"));
+  const bool paired = std::getenv("ACTQ_BENCH_PAIRED") && std::atoi(std::getenv("ACTQ_BENCH_PAIRED"));
+  benchmark::AddCustomContext("paired", paired ? "1" : "0");
   std::vector<int> threads = {1};
   if (all > 1) threads.push_back(all);
   std::vector<size_t> widths = env_list("ACTQ_BENCH_WIDTHS", {1, 2, 3, 4, 5, 6, 7, 8});
@@ -373,8 +415,9 @@ int main(int argc, char **argv) {
       for (actq_dtype dt : dts)
         for (size_t bw : widths)
           for (int t : threads)
-            for (int im = 0; im < 3; ++im) {
+            for (int im = 0; im < 4; ++im) {
               if (im == kRef && (!with_ref || t != 1)) continue;
+              if ((im == kPair) != paired && im != kRef) continue;
               const uint32_t b = (uint32_t)bw;
               Case c{kern, dt, b, n, t, (Impl)im};
               char name[160];
@@ -384,8 +427,8 @@ int main(int argc, char **argv) {
                             : dt == ACTQ_BF16                ? "bf16"
                                                              : "f16",
                             b, n, t, impl_name[im]);
-              benchmark::RegisterBenchmark(name, run_case, c)->UseRealTime()->Unit(
-                  benchmark::kMillisecond);
+              auto *bm = benchmark::RegisterBenchmark(name, run_case, c);
+              (im == kPair ? bm->UseManualTime() : bm->UseRealTime())->Unit(benchmark::kMillisecond);
             }
     }
   // Table builds: the solver's time at the default grid, per width.

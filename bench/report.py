@@ -8,6 +8,8 @@ JSON: the ratio measured there, against the fastest peer of the row; for fewbit 
 GELU entries, as bench_cpu measures GELU), x peer. --size picks the size of the table
 (default: the largest measured).
 --csv writes every row (all sizes) for bench/plot.py.
+A paired run (ACTQ_BENCH_PAIRED=1, bench_cpu.cpp) gives % of proxy as the median of the
+per-pair ratios and their quartiles in place of the CPU-time column.
 """
 import argparse
 import collections
@@ -36,6 +38,10 @@ def load(path):
         # Google Benchmark's CPU time is the main thread's)
         cpu_rate = b["items_per_second"] * b["real_time"] / b["cpu_time"] if b["cpu_time"] else 0.0
         rows[key][impl] = (b["items_per_second"], b["bytes_per_second"], cpu_rate)
+        if impl == "pair":  # ACTQ_BENCH_PAIRED=1: the kernel's rate and its paired proxy's
+            rows[key]["cpu"] = rows[key][impl]
+            rows[key]["proxy"] = (b["proxy_items_per_second"], 0.0, 0.0)
+            rows[key]["paired"] = (b["pct_of_proxy"], b["pct_q1"], b["pct_q3"])
     return doc.get("context", {}), rows
 
 
@@ -78,7 +84,13 @@ def main():
     print("libactq %s, %s; size %d elements (%.0f MiB of f32)" % (
         ctx.get("actq_version", "?"), ctx.get("actq_cpu", "?"), size, size * 4 / 2**20))
     print()
-    print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | % of proxy | % of proxy, CPU time (1 thread) | x reference | x peer |")
+    paired = ctx.get("paired") == "1"
+    if paired:
+        print("Paired (ACTQ_BENCH_PAIRED=1): % of proxy is the median of time(proxy) / time(kernel) over")
+        print("calls timed back to back, the quartiles beside it; G elem/s are the medians of the repetitions.")
+        print()
+    print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | %% of proxy | %s | x reference | x peer |"
+          % ("quartiles of the pairs" if paired else "% of proxy, CPU time (1 thread)"))
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     order = ["quantize", "quantize_nearest", "dequantize", "pack", "unpack", "fewbit_encode", "fewbit_encode_y",
              "fewbit_backward"]
@@ -93,9 +105,13 @@ def main():
         prox, _, prox_c = v["proxy"]
         r = ref.get((kernel, dt, bits, n))
         p = peers.get((kernel, dt, bits, t))
+        pct = v["paired"][0] if "paired" in v else 100.0 * cpu / prox
+        if "paired" in v:
+            second = "%.0f-%.0f%%" % v["paired"][1:]
+        else:
+            second = "%.0f%%" % (100.0 * cpu_c / prox_c) if t == 1 and prox_c else "-"
         print("| %s | %s | %d | %d | %.2f | %.1f | %.2f | %.0f%% | %s | %s | %s |" % (
-            kernel, dt, bits, t, cpu / 1e9, cpub / 1e9, prox / 1e9, 100.0 * cpu / prox,
-            "%.0f%%" % (100.0 * cpu_c / prox_c) if t == 1 and prox_c else "-",
+            kernel, dt, bits, t, cpu / 1e9, cpub / 1e9, prox / 1e9, pct, second,
             "%.1f" % (cpu / r) if r else "-",
             "%.1f (%s)" % (p[1], p[0]) if p else "-"))
     builds = [b for b in load_raw(a.json) if b["name"].startswith("table_build/")]
