@@ -20,8 +20,9 @@ typedef struct group_range_task {
   const actq_dequant_job *djob;
 } group_range_task;
 
-/* Walks the groups [u0, u1) of the flattened index row by row. Called once per thread
- * with a contiguous range, so the O(r) row offset of per-row widths is paid once. */
+/* Walks the groups [u0, u1) of the flattened index row by row. The row offset of per-row
+ * widths costs O(r) a range: those walks ask actq_cpu_parallel for one range a thread
+ * (group_balance). */
 static size_t run_group_range(void *arg, size_t u0, size_t u1) {
   const group_range_task *t = (const group_range_task *)arg;
   const actq_grid *gr = t->qjob ? &t->qjob->grid : &t->djob->grid;
@@ -51,6 +52,10 @@ static size_t groups_per_chunk(const actq_grid *gr) {
   return per ? per : 1;
 }
 
+/* Whether a walk of `gr` may go out in chunks (actq_cpu_parallel's `balance`): not with
+ * per-row widths, whose range start walks the rows before it. */
+static int group_balance(const actq_grid *gr) { return gr->row_bits == NULL; }
+
 /* The grid the kernels walk. Rows of one width made of whole groups are, byte for byte,
  * one row of rows * cols elements: the same flat element indices (hence noise), group
  * indices (metadata entries) and packed stream (cols is a multiple of the group size,
@@ -73,7 +78,8 @@ static actq_status cpu_quantize(actq_context *ctx, const actq_quant_job *job) {
   group_range_task t = {.k = st->kernels, .qjob = &walk};
   walk.grid = walk_grid(&job->grid);
   size_t nonfinite = actq_cpu_parallel(st, walk.grid.rows * walk.grid.groups_per_row,
-                                       groups_per_chunk(&walk.grid), run_group_range, &t);
+                                       groups_per_chunk(&walk.grid), group_balance(&walk.grid),
+                                       run_group_range, &t);
   return nonfinite ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
 
@@ -83,7 +89,7 @@ static actq_status cpu_dequantize(actq_context *ctx, const actq_dequant_job *job
   group_range_task t = {.k = st->kernels, .djob = &walk};
   walk.grid = walk_grid(&job->grid);
   actq_cpu_parallel(st, walk.grid.rows * walk.grid.groups_per_row, groups_per_chunk(&walk.grid),
-                    run_group_range, &t);
+                    group_balance(&walk.grid), run_group_range, &t);
   return ACTQ_OK;
 }
 
@@ -117,7 +123,7 @@ static actq_status cpu_pack(actq_context *ctx, uint32_t bits, size_t n, const ui
   actq_cpu_state *st = actq_cpu(ctx);
   unit_range_task t = {.k = st->kernels, .bits = bits, .n = n, .codes_in = codes,
                        .packed_out = packed};
-  size_t bad = actq_cpu_parallel(st, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
+  size_t bad = actq_cpu_parallel(st, (n + 7) / 8, units_per_chunk, 1, run_unit_range, &t);
   return bad ? ACTQ_ERR_INVALID_ARGUMENT : ACTQ_OK;
 }
 
@@ -126,7 +132,7 @@ static actq_status cpu_unpack(actq_context *ctx, uint32_t bits, size_t n,
   actq_cpu_state *st = actq_cpu(ctx);
   unit_range_task t = {.k = st->kernels, .bits = bits, .n = n, .codes_out = codes,
                        .packed_in = packed};
-  actq_cpu_parallel(st, (n + 7) / 8, units_per_chunk, run_unit_range, &t);
+  actq_cpu_parallel(st, (n + 7) / 8, units_per_chunk, 1, run_unit_range, &t);
   return ACTQ_OK;
 }
 
@@ -190,13 +196,13 @@ static actq_status cpu_fewbit_encode(actq_context *ctx, const actq_fewbit_job *j
       !(st->kernels->fewbit_no_code_lut & (1u << job->dtype)))
     j.code_lut = cpu_code_lut(st, job);
   j.y_lut = actq_cpu_y_lut(st, job);
-  nan = actq_cpu_parallel(st, (job->n + 7) / 8, units_per_chunk, run_fewbit_encode, &t);
+  nan = actq_cpu_parallel(st, (job->n + 7) / 8, units_per_chunk, 1, run_fewbit_encode, &t);
   return nan ? ACTQ_ERR_NONFINITE : ACTQ_OK;
 }
 
 static actq_status cpu_fewbit_backward(actq_context *ctx, const actq_fewbit_job *job) {
   fewbit_task t = {actq_cpu(ctx)->kernels, job};
-  actq_cpu_parallel(actq_cpu(ctx), (job->n + 7) / 8, units_per_chunk, run_fewbit_backward, &t);
+  actq_cpu_parallel(actq_cpu(ctx), (job->n + 7) / 8, units_per_chunk, 1, run_fewbit_backward, &t);
   return ACTQ_OK;
 }
 

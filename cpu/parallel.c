@@ -1,12 +1,20 @@
 /* parallel.c - fork-join over a persistent pool of POSIX threads, one pool per context.
  *
- * A call splits its units into T contiguous, equal ranges (memory-bound kernels cost the
- * same per unit); the caller runs the first range, T-1 pool threads the others. The pool
- * is started at the first call that needs it and kept until the thread count changes or
- * the context is destroyed: starting and joining threads on every call cost 15-20 us here,
- * more than a small call's work. The reference backend stays single-threaded. Any failure
- * to start a thread falls back to running its range on the caller: never a wrong result.
- * A context is used by one thread at a time (contract), so calls never overlap on a pool.
+ * A call cuts its units into chunks, about ACTQ_CHUNKS_PER_THREAD a thread and none
+ * smaller than the caller's min_units; the caller and T-1 pool threads take them in
+ * order from one shared counter until none is left. Equal shares fixed in advance left
+ * a call waiting for its slowest thread: on a shared 2-vCPU VM one thread of a 2-thread
+ * call often ran 10-25% behind the other (stochastic bf16 quantize from memory: 2.1-2.9 G
+ * elements/s as one 2-thread call against 2.8-3.3 for two 1-thread processes), and a pool
+ * thread woken by a condition variable starts tens of microseconds after the caller. A
+ * caller that asks for contiguous ranges (`balance` 0) gets one range a thread: walks whose
+ * range start costs O(rows) (per-row widths, cpu/driver.c).
+ * The pool is started at the first call that needs it and kept until the thread count
+ * changes or the context is destroyed: starting and joining threads on every call cost
+ * 15-20 us here, more than a small call's work. The reference backend stays
+ * single-threaded. Any failure to start a thread leaves its chunks to the others: never a
+ * wrong result. A context is used by one thread at a time (contract), so calls never
+ * overlap on a pool.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,11 +24,33 @@
 
 #define ACTQ_MAX_THREADS 256
 
-typedef struct range_call {
+/* Chunks of ACTQ_CHUNKS_PER_THREAD a thread: enough that a thread 10-25% slower than the
+ * others costs a call about one chunk, few enough that the per-range start of a kernel
+ * (its prefetch ramp, a fence after streaming stores) stays negligible. */
+#define ACTQ_CHUNKS_PER_THREAD 8
+
+/* One call's work: units [0, units) in chunks of `chunk`; `next` the next chunk not taken. */
+typedef struct range_job {
   actq_range_fn fn;
   void *arg;
-  size_t u0, u1, result;
+  size_t units, chunk, chunks;
+  size_t next; /* taken with __atomic_fetch_add */
+} range_job;
+
+typedef struct range_call {
+  range_job *job;
+  size_t result;
 } range_call;
+
+/* Takes chunks of `j` until none is left; the sum of their counts. */
+static size_t run_chunks(range_job *j) {
+  size_t total = 0, c;
+  while ((c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->chunks) {
+    const size_t u0 = c * j->chunk;
+    total += j->fn(j->arg, u0, j->units - u0 < j->chunk ? j->units : u0 + j->chunk);
+  }
+  return total;
+}
 
 typedef struct worker {
   struct actq_cpu_pool *pool;
@@ -52,7 +82,7 @@ static void *worker_main(void *p) {
     if ((size_t)w->index < pl->ncalls) {
       range_call *c = &pl->calls[w->index];
       pthread_mutex_unlock(&pl->mu);
-      c->result = c->fn(c->arg, c->u0, c->u1);
+      c->result = run_chunks(c->job);
       pthread_mutex_lock(&pl->mu);
       if (--pl->pending == 0) pthread_cond_signal(&pl->done);
     }
@@ -95,9 +125,10 @@ static pool *pool_create(int helpers) {
   return pl;
 }
 
-size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, actq_range_fn fn,
-                         void *arg) {
+size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, int balance,
+                         actq_range_fn fn, void *arg) {
   range_call calls[ACTQ_MAX_THREADS];
+  range_job job;
   size_t t, nt = (size_t)st->threads, total = 0, by_workers;
   pool *pl;
   if (units == 0) return 0;
@@ -105,16 +136,23 @@ size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, act
   if (nt > (units + min_units - 1) / min_units) nt = (units + min_units - 1) / min_units;
   if (nt <= 1) return fn(arg, 0, units);
 
+  job.fn = fn;
+  job.arg = arg;
+  job.units = units;
+  job.chunk = (units + nt - 1) / nt; /* one range a thread */
+  if (balance) {
+    const size_t want = (units + nt * ACTQ_CHUNKS_PER_THREAD - 1) / (nt * ACTQ_CHUNKS_PER_THREAD);
+    job.chunk = want > min_units ? want : min_units;
+  }
+  job.chunks = (units + job.chunk - 1) / job.chunk;
+  job.next = 0;
   for (t = 0; t < nt; t++) {
-    calls[t].fn = fn;
-    calls[t].arg = arg;
-    calls[t].u0 = units / nt * t + (t < units % nt ? t : units % nt);
-    calls[t].u1 = calls[t].u0 + units / nt + (t < units % nt ? 1 : 0);
+    calls[t].job = &job;
     calls[t].result = 0;
   }
   if (!st->pool) st->pool = pool_create(st->threads - 1);
   pl = st->pool;
-  by_workers = pl ? (size_t)pl->nworkers + 1 : 1; /* ranges [1, by_workers) go to workers */
+  by_workers = pl ? (size_t)pl->nworkers + 1 : 1; /* calls [1, by_workers) go to workers */
   if (by_workers > nt) by_workers = nt;
   if (by_workers > 1) {
     pthread_mutex_lock(&pl->mu);
@@ -125,9 +163,8 @@ size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, act
     pthread_cond_broadcast(&pl->go);
     pthread_mutex_unlock(&pl->mu);
   }
-  calls[0].result = fn(arg, calls[0].u0, calls[0].u1);
-  for (t = by_workers; t < nt; t++) /* threads that could not be started */
-    calls[t].result = fn(arg, calls[t].u0, calls[t].u1);
+  /* the caller takes chunks too, and every chunk no worker took (threads not started) */
+  calls[0].result = run_chunks(&job);
   if (by_workers > 1) {
     pthread_mutex_lock(&pl->mu);
     while (pl->pending > 0) pthread_cond_wait(&pl->done, &pl->mu);
