@@ -87,7 +87,8 @@ def main():
     paired = ctx.get("paired") == "1"
     if paired:
         print("Paired (ACTQ_BENCH_PAIRED=1): % of proxy is the median of time(proxy) / time(kernel) over")
-        print("calls timed back to back, the quartiles beside it; G elem/s are the medians of the repetitions.")
+        print("calls timed back to back, the quartiles beside it (each the median over the repetitions);")
+        print("G elem/s are the medians of the repetitions.")
         print()
     print("| kernel | dtype | bits | threads | G elem/s | GB/s | proxy G elem/s | %% of proxy | %s | x reference | x peer |"
           % ("quartiles of the pairs" if paired else "% of proxy, CPU time (1 thread)"))
