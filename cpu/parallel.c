@@ -29,32 +29,28 @@
  * (its prefetch ramp, a fence after streaming stores) stays negligible. */
 #define ACTQ_CHUNKS_PER_THREAD 8
 
-/* One call's work: units [0, units) in chunks of `chunk`; `next` the next chunk not taken. */
+/* One call's work: units [0, units) in chunks of `chunk`; `next` the next chunk not taken,
+ * `total` the sum of the chunks' counts (both updated with __atomic built-ins). */
 typedef struct range_job {
   actq_range_fn fn;
   void *arg;
   size_t units, chunk, chunks;
-  size_t next; /* taken with __atomic_fetch_add */
+  size_t next, total;
 } range_job;
 
-typedef struct range_call {
-  range_job *job;
-  size_t result;
-} range_call;
-
-/* Takes chunks of `j` until none is left; the sum of their counts. */
-static size_t run_chunks(range_job *j) {
+/* Takes chunks of `j` until none is left, adding their counts to j->total. */
+static void run_chunks(range_job *j) {
   size_t total = 0, c;
   while ((c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->chunks) {
     const size_t u0 = c * j->chunk;
     total += j->fn(j->arg, u0, j->units - u0 < j->chunk ? j->units : u0 + j->chunk);
   }
-  return total;
+  __atomic_fetch_add(&j->total, total, __ATOMIC_RELAXED);
 }
 
 typedef struct worker {
   struct actq_cpu_pool *pool;
-  int index; /* takes calls[index] of each job that has that many ranges */
+  int index; /* joins the jobs that ask for more than `index` threads */
 } worker;
 
 typedef struct actq_cpu_pool {
@@ -62,9 +58,9 @@ typedef struct actq_cpu_pool {
   pthread_cond_t go, done;
   unsigned long generation; /* bumped for every job */
   int shutdown;
-  int pending;              /* ranges of the current job not finished by the workers */
-  range_call *calls;        /* the current job */
-  size_t ncalls;
+  int pending;              /* workers still running the current job */
+  range_job *job;           /* the current job */
+  size_t threads;           /* its threads, the caller's included */
   int nworkers;             /* threads started (they hold indices 1..nworkers) */
   pthread_t tids[ACTQ_MAX_THREADS];
   worker workers[ACTQ_MAX_THREADS];
@@ -79,10 +75,10 @@ static void *worker_main(void *p) {
     while (pl->generation == seen && !pl->shutdown) pthread_cond_wait(&pl->go, &pl->mu);
     if (pl->shutdown) break;
     seen = pl->generation;
-    if ((size_t)w->index < pl->ncalls) {
-      range_call *c = &pl->calls[w->index];
+    if ((size_t)w->index < pl->threads) {
+      range_job *job = pl->job;
       pthread_mutex_unlock(&pl->mu);
-      c->result = run_chunks(c->job);
+      run_chunks(job);
       pthread_mutex_lock(&pl->mu);
       if (--pl->pending == 0) pthread_cond_signal(&pl->done);
     }
@@ -127,9 +123,8 @@ static pool *pool_create(int helpers) {
 
 size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, int balance,
                          actq_range_fn fn, void *arg) {
-  range_call calls[ACTQ_MAX_THREADS];
   range_job job;
-  size_t t, nt = (size_t)st->threads, total = 0, by_workers;
+  size_t nt = (size_t)st->threads, by_workers;
   pool *pl;
   if (units == 0) return 0;
   if (min_units == 0) min_units = 1;
@@ -146,34 +141,30 @@ size_t actq_cpu_parallel(actq_cpu_state *st, size_t units, size_t min_units, int
   }
   job.chunks = (units + job.chunk - 1) / job.chunk;
   job.next = 0;
-  for (t = 0; t < nt; t++) {
-    calls[t].job = &job;
-    calls[t].result = 0;
-  }
+  job.total = 0;
   if (!st->pool) st->pool = pool_create(st->threads - 1);
   pl = st->pool;
-  by_workers = pl ? (size_t)pl->nworkers + 1 : 1; /* calls [1, by_workers) go to workers */
+  by_workers = pl ? (size_t)pl->nworkers + 1 : 1; /* the caller and the workers that join */
   if (by_workers > nt) by_workers = nt;
   if (by_workers > 1) {
     pthread_mutex_lock(&pl->mu);
-    pl->calls = calls;
-    pl->ncalls = by_workers;
+    pl->job = &job;
+    pl->threads = by_workers;
     pl->pending = (int)by_workers - 1;
     pl->generation++;
     pthread_cond_broadcast(&pl->go);
     pthread_mutex_unlock(&pl->mu);
   }
   /* the caller takes chunks too, and every chunk no worker took (threads not started) */
-  calls[0].result = run_chunks(&job);
+  run_chunks(&job);
   if (by_workers > 1) {
     pthread_mutex_lock(&pl->mu);
     while (pl->pending > 0) pthread_cond_wait(&pl->done, &pl->mu);
-    pl->calls = NULL;
-    pl->ncalls = 0;
+    pl->job = NULL;
+    pl->threads = 0;
     pthread_mutex_unlock(&pl->mu);
   }
-  for (t = 0; t < nt; t++) total += calls[t].result;
-  return total;
+  return job.total;
 }
 
 int actq_cpu_thread_count(int requested) {
