@@ -318,8 +318,9 @@ void run_case(benchmark::State &st, Case c) {
     actq_status s = ACTQ_OK;
     if (c.impl == kPair) {
       double tk = 0.0, tp = 0.0;
+      const bool kernel_first = t_kernel.size() % 2 == 1;  // P K, K P, P K, ...
       for (int half = 0; half < 2; ++half) {
-        const bool kernel_now = (half == 0) == ((t_kernel.size() & 1) != 0);
+        const bool kernel_now = (half == 0) == kernel_first;
         const auto t0 = std::chrono::steady_clock::now();
         if (kernel_now) s = kernel_once();
         else proxy_once();
